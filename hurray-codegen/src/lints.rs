@@ -1,0 +1,83 @@
+//! The registry of every lint `hurray-spec check` can report: a stable id, the rule it
+//! enforces, its level, and a one-line summary (`hurray-spec lints` prints this table).
+
+use crate::diag::Level;
+
+/// One lint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lint {
+    /// Stable kebab-case id.
+    pub id: &'static str,
+    /// The rule the lint enforces: `model` (the spec tables must be well-formed), `S1`…`S6`,
+    /// `classification` (MAJOR/MINOR/PATCH and the version bump), or `history` (release records).
+    pub rule: &'static str,
+    pub level: Level,
+    pub summary: &'static str,
+}
+
+macro_rules! lints {
+    ($($name:ident = $id:literal, $rule:literal, $level:ident, $summary:literal;)*) => {
+        $(
+            #[doc = $summary]
+            pub const $name: Lint = Lint { id: $id, rule: $rule, level: Level::$level, summary: $summary };
+        )*
+        /// Every lint, in the order `hurray-spec lints` lists them.
+        pub const ALL: &[Lint] = &[$($name),*];
+    };
+}
+
+lints! {
+    TOML_SYNTAX = "toml-syntax", "model", Error, "a spec file is not valid TOML or does not match the spec schema";
+    DUPLICATE_NAME = "duplicate-name", "model", Error, "two items of one kind share a name";
+    DUPLICATE_VALUE = "duplicate-value", "model", Error, "two tags of one space, or two bits of one flag set, share a value";
+    UNKNOWN_REFERENCE = "unknown-reference", "model", Error, "a reference names no axis, space, flag set, structure, field, rule or resolution";
+    BAD_VALUE = "bad-value", "model", Error, "a key holds a value outside its allowed set";
+    RANGE_COVERAGE = "range-coverage", "model", Error, "a tag space's ranges overlap, leave a gap, or exceed its width";
+    TAG_OUTSIDE_PUBLIC_RANGE = "tag-outside-public-range", "model", Error, "an allocated tag lies outside every public range of its space";
+    OFFSET_GAP = "offset-gap", "model", Error, "a declared offset leaves a gap after the field before it";
+    OFFSET_OVERLAP = "offset-overlap", "model", Error, "a declared offset overlaps the field before it";
+    SIZE_MISMATCH = "size-mismatch", "model", Error, "a structure's declared size differs from the sum of its fields";
+    SINCE_AFTER_CURRENT = "since-after-current", "model", Error, "a `since` is later than its axis's current version";
+    SINCE_BEFORE_INITIAL = "since-before-initial", "model", Error, "a `since` is earlier than its axis's initial version, or earlier than its structure's";
+    DEFAULT_TYPE = "default-type", "model", Error, "a `default` does not fit its field's type";
+    DEFAULT_ON_BASE_FIELD = "default-on-base-field", "model", Warning, "a field of the structure's first version carries a default no reader can use";
+    UNKNOWN_COUNT_FIELD = "unknown-count-field", "model", Error, "a count, length or condition names no earlier field or param";
+    UNKNOWN_FLAG_BIT = "unknown-flag-bit", "model", Error, "a flag gate or condition names a bit its flag set does not define";
+    BAD_CHECK = "bad-check", "model", Error, "a check does not fit its field's type";
+    UNBOUND_PARAM = "unbound-param", "model", Error, "a structure is used where one of its params is not bound";
+    MISSING_DEPTH_LIMIT = "missing-depth-limit", "model", Error, "a structure that contains itself declares no depth limit";
+    BAD_DISPATCH = "bad-dispatch", "model", Error, "a dispatched field's tag is missing or its variants disagree on where the tag sits";
+    AXIS_MISMATCH = "axis-mismatch", "model", Error, "scheme axes and allocated schemes do not correspond one to one, or an axis carrier is wrong";
+    DRAFT_VERSION = "draft-version", "model", Error, "a draft spec has an axis away from its initial version";
+    STATUS_HISTORY = "status-history", "history", Error, "the spec's status disagrees with its release history";
+    RECORD_EDITED = "record-edited", "history", Error, "a release record was edited after it was written";
+    RECORD_CHAIN = "record-chain", "history", Error, "release records do not form an unbroken chain";
+    S1_OUTSIDE_PUBLIC_RANGE = "s1-outside-public-range", "S1", Error, "a new public value is allocated outside its space's public range";
+    S1_WITHOUT_AMENDMENT = "s1-without-amendment", "S1", Error, "a new value appears without the amendment that allocates it (its `since` is not the new version)";
+    S2_REBIND = "s2-rebind", "S2", Error, "a released value or flag bit is bound to a different meaning";
+    S2_RANGE_CHANGED = "s2-range-changed", "S2", Error, "a released range is narrowed, moved, repurposed or removed";
+    S2_PRIVATE_RECLAIMED = "s2-private-reclaimed", "S2", Error, "a released implementation-private range is reclaimed";
+    S3_MISSING_DEPRECATED_SINCE = "s3-missing-deprecated-since", "S3", Error, "a deprecation has no `deprecated_since`";
+    S3_BAD_DEPRECATED_SINCE = "s3-bad-deprecated-since", "S3", Error, "`deprecated_since` is before the value's `since` or after the current version";
+    S3_NO_REPLACEMENT = "s3-no-replacement", "S3", Warning, "a deprecated value names no replacement";
+    S3_DEPRECATED_MEANING_CHANGED = "s3-deprecated-meaning-changed", "S3", Error, "a deprecated value's meaning changed (R3 forbids it)";
+    S4_MISSING_DEFAULT = "s4-missing-default", "S4", Error, "an appended trailing field has no documented default";
+    S4_DEFAULT_TYPE = "s4-default-type", "S4", Error, "an appended trailing field's default does not fit its type";
+    S4_UNDECLARED_DEPENDENCY = "s4-undeclared-dependency", "S4", Error, "a default depends on another field without declaring it";
+    S5_MISSING_MIGRATION = "s5-missing-migration", "S5", Error, "a major bump has no migration specification";
+    S5_INCOMPLETE_MIGRATION = "s5-incomplete-migration", "S5", Error, "a migration specification leaves a field, flag bit or tag value of the prior major unmapped";
+    S6_INSERTED_FIELD = "s6-inserted-field", "S6", Error, "a field added in a minor revision sits before an existing field";
+    S6_FIXED_OFFSET_ADDITION = "s6-fixed-offset-addition", "S6", Error, "a field added in a minor revision extends a structure without a length prefix";
+    S6_UNGATED_SECTION = "s6-ungated-section", "S6", Error, "a new part is not gated by a new flag bit or tag value";
+    CLASSIFIED_MAJOR = "classified-major", "classification", Note, "a change classified MAJOR on its axis";
+    CLASSIFIED_MINOR = "classified-minor", "classification", Note, "a change classified MINOR on its axis";
+    CLASSIFIED_PATCH = "classified-patch", "classification", Note, "a change classified PATCH (editorial)";
+    VERSION_TOO_LOW = "version-too-low", "classification", Error, "an axis's declared version is lower than its changes require";
+    VERSION_TOO_HIGH = "version-too-high", "classification", Error, "an axis is bumped further than its changes require (axes are independent)";
+    MEANING_TEXT_CHANGED = "meaning-text-changed", "classification", Warning, "a released value's descriptive text changed; if its semantics changed, that is a rebind (S2)";
+}
+
+/// The lint with this id.
+pub fn by_id(id: &str) -> Option<&'static Lint> {
+    ALL.iter().find(|l| l.id == id)
+}

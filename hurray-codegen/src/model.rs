@@ -1,0 +1,844 @@
+//! The typed spec model. Everything here has been resolved and checked: references are
+//! indices, versions are parsed, offsets and sizes are computed. Emitters and the amendment
+//! checker work on this model only.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use crate::source::Span;
+
+/// A version on one axis. On a scheme axis `major` is the descriptor major (RES-6) and
+/// `minor` is the `scheme_version` byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Version {
+    pub major: u16,
+    pub minor: u16,
+}
+
+impl Version {
+    pub const fn new(major: u16, minor: u16) -> Version {
+        Version { major, minor }
+    }
+}
+
+/// How an axis writes its versions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AxisStyle {
+    /// `"1.0"`: a major and a minor byte.
+    MajorMinor,
+    /// `1`: the `scheme_version` byte, minor-like under the descriptor major (RES-6).
+    Scheme,
+}
+
+impl AxisStyle {
+    pub fn show(self, v: Version) -> String {
+        match self {
+            AxisStyle::MajorMinor => format!("{}.{}", v.major, v.minor),
+            AxisStyle::Scheme => format!("{}", v.minor),
+        }
+    }
+}
+
+macro_rules! id_type {
+    ($($name:ident),*) => {$(
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub u32);
+        impl $name {
+            pub fn index(self) -> usize { self.0 as usize }
+        }
+    )*};
+}
+id_type!(AxisId, SpaceId, FlagSetId, StructId, RuleId, ResolutionId);
+
+/// Whether the spec has a stable release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Draft,
+    Released,
+}
+
+/// The whole spec.
+#[derive(Debug)]
+pub struct Spec {
+    pub title: String,
+    pub status: Status,
+    pub status_span: Span,
+    pub axes: Vec<Axis>,
+    pub spaces: Vec<TagSpace>,
+    pub flag_sets: Vec<FlagSet>,
+    pub structures: Vec<Structure>,
+    pub placement: Placement,
+    pub rules: Vec<Rule>,
+    pub resolutions: Vec<Resolution>,
+}
+
+/// A path to a field: the structure it lives in and the field index within it, possibly
+/// reached through nested struct fields.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FieldPath {
+    /// The structure the path starts from.
+    pub root: StructId,
+    /// Field indices, one per nesting level.
+    pub steps: Vec<usize>,
+    /// The path as written.
+    pub text: String,
+}
+
+#[derive(Debug)]
+pub struct Axis {
+    pub name: String,
+    pub title: String,
+    pub style: AxisStyle,
+    /// The scheme tag this axis versions (scheme axes).
+    pub scheme: Option<String>,
+    pub initial: Version,
+    pub current: Version,
+    pub major: Option<FieldPath>,
+    pub minor: FieldPath,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+    pub current_span: Span,
+}
+
+impl Axis {
+    pub fn show(&self, v: Version) -> String {
+        self.style.show(v)
+    }
+}
+
+/// Integer widths of tags and flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Width {
+    U8,
+    U16,
+    U32,
+}
+
+impl Width {
+    pub fn bytes(self) -> u32 {
+        match self {
+            Width::U8 => 1,
+            Width::U16 => 2,
+            Width::U32 => 4,
+        }
+    }
+    pub fn bits(self) -> u32 {
+        self.bytes() * 8
+    }
+    pub fn max(self) -> u64 {
+        (1u64 << self.bits()) - 1
+    }
+    pub fn prim(self) -> Prim {
+        match self {
+            Width::U8 => Prim::U8,
+            Width::U16 => Prim::U16,
+            Width::U32 => Prim::U32,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RangeKind {
+    Invalid,
+    Public { tier: Option<u8> },
+    Reserved,
+    Private,
+}
+
+impl RangeKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            RangeKind::Invalid => "invalid",
+            RangeKind::Public { .. } => "public",
+            RangeKind::Reserved => "reserved",
+            RangeKind::Private => "private",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Range {
+    pub from: u32,
+    pub to: u32,
+    pub kind: RangeKind,
+    pub structure: Option<StructId>,
+    pub memory_classes: Vec<String>,
+    pub note: String,
+    pub span: Span,
+}
+
+/// The rules a space's unknown or invalid values break.
+#[derive(Clone, Copy, Debug)]
+pub struct RejectRules {
+    pub invalid: RuleId,
+    pub unknown: RuleId,
+    pub private: RuleId,
+}
+
+#[derive(Debug)]
+pub struct TagSpace {
+    pub name: String,
+    pub title: String,
+    pub width: Width,
+    pub axis: AxisId,
+    pub ranges: Vec<Range>,
+    pub tags: Vec<Tag>,
+    pub reject: RejectRules,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+}
+
+impl TagSpace {
+    pub fn tag(&self, name: &str) -> Option<&Tag> {
+        self.tags.iter().find(|t| t.name == name)
+    }
+    pub fn tag_by_value(&self, value: u32) -> Option<&Tag> {
+        self.tags.iter().find(|t| t.value == value)
+    }
+    pub fn range_of(&self, value: u32) -> Option<&Range> {
+        self.ranges.iter().find(|r| r.from <= value && value <= r.to)
+    }
+    /// Does any value of this space select a structure?
+    pub fn dispatches(&self) -> bool {
+        self.tags.iter().any(|t| t.structure.is_some()) || self.ranges.iter().any(|r| r.structure.is_some())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deprecation {
+    pub since: Version,
+    pub replacement: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct Tag {
+    pub value: u32,
+    pub name: String,
+    pub title: String,
+    pub since: Version,
+    pub deprecated: Option<Deprecation>,
+    pub structure: Option<StructId>,
+    pub tier: Option<u8>,
+    pub attrs: TagAttrs,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+    pub value_span: Span,
+    pub name_span: Span,
+}
+
+/// Space-specific attributes of a tag; part of its S2 identity.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TagAttrs {
+    None,
+    ElementType(ElementTypeAttrs),
+    Layout(LayoutAttrs),
+    Device { memory_classes: Vec<String> },
+    Scheme(SchemeAttrs),
+    CombineOp { legal_with: Vec<String> },
+    IndexType { bytes: u8 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementKind {
+    Float,
+    Signed,
+    Unsigned,
+    Bool,
+    Scale,
+    Complex,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Packing {
+    None,
+    LsbFirst,
+    Group4In3,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementTypeAttrs {
+    pub bits: u32,
+    pub kind: ElementKind,
+    pub format: Option<String>,
+    pub bias: Option<i64>,
+    pub packing: Packing,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LayoutClass {
+    Dense,
+    Sparse,
+    Indirect,
+    Virtual,
+}
+
+/// `a * rank + b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RankLinear {
+    pub a: u32,
+    pub b: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ByteOffsetRule {
+    Bounded,
+    Zero,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayoutAttrs {
+    pub class: LayoutClass,
+    pub rank_min: u32,
+    pub rank_max: u32,
+    pub buffers: RankLinear,
+    pub byte_offset: ByteOffsetRule,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemeAttrs {
+    pub flags: FlagSetId,
+    pub storage: Vec<String>,
+    pub parameters: Vec<SchemeParameter>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemeParameter {
+    pub name: String,
+    /// Field name in the scheme's payload structure.
+    pub index_field: String,
+    pub unless_flag: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct FlagSet {
+    pub name: String,
+    pub title: String,
+    pub width: Width,
+    pub axis: AxisId,
+    pub rule: RuleId,
+    pub bits: Vec<Bit>,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+}
+
+impl FlagSet {
+    pub fn bit(&self, name: &str) -> Option<&Bit> {
+        self.bits.iter().find(|b| b.name == name)
+    }
+    pub fn allocated_mask(&self) -> u64 {
+        self.bits.iter().fold(0, |m, b| m | (1u64 << b.bit))
+    }
+    pub fn reserved_mask(&self) -> u64 {
+        self.width.max() & !self.allocated_mask()
+    }
+}
+
+#[derive(Debug)]
+pub struct Bit {
+    pub bit: u32,
+    pub name: String,
+    pub title: String,
+    pub since: Version,
+    pub deprecated: Option<Deprecation>,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+    pub name_span: Span,
+}
+
+/// How a structure's end is known.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Framing {
+    /// Nothing frames it: its end is its last field's end. Nothing can be appended (S6).
+    Fixed,
+    /// A length prefix gives its encoded length; the prefix field is named by a path whose
+    /// first component is a structure name (`quantization_section.quantization_length`).
+    LengthPrefixed { by_struct: StructId, by_field: FieldPath },
+}
+
+impl Framing {
+    pub fn is_length_prefixed(&self) -> bool {
+        matches!(self, Framing::LengthPrefixed { .. })
+    }
+}
+
+/// A linear expression over named quantities (params and earlier count fields).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Affine {
+    pub terms: BTreeMap<String, i64>,
+    pub constant: i64,
+}
+
+impl Affine {
+    pub fn constant(c: i64) -> Affine {
+        Affine { terms: BTreeMap::new(), constant: c }
+    }
+    pub fn var(name: &str, coef: i64) -> Affine {
+        let mut terms = BTreeMap::new();
+        if coef != 0 {
+            terms.insert(name.to_string(), coef);
+        }
+        Affine { terms, constant: 0 }
+    }
+    pub fn add(&self, other: &Affine) -> Affine {
+        let mut terms = self.terms.clone();
+        for (k, v) in &other.terms {
+            let e = terms.entry(k.clone()).or_insert(0);
+            *e += v;
+        }
+        terms.retain(|_, v| *v != 0);
+        Affine { terms, constant: self.constant + other.constant }
+    }
+    pub fn scale(&self, k: i64) -> Affine {
+        let mut terms: BTreeMap<String, i64> = self.terms.iter().map(|(n, v)| (n.clone(), v * k)).collect();
+        terms.retain(|_, v| *v != 0);
+        Affine { terms, constant: self.constant * k }
+    }
+    pub fn sub(&self, other: &Affine) -> Affine {
+        self.add(&other.scale(-1))
+    }
+    pub fn as_constant(&self) -> Option<i64> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+    /// Multiply by a count expression (count is a single variable or a constant).
+    pub fn times_count(&self, count: &Affine) -> Option<Affine> {
+        match (self.as_constant(), count.as_constant()) {
+            (Some(a), _) => Some(count.scale(a)),
+            (_, Some(b)) => Some(self.scale(b)),
+            _ => None,
+        }
+    }
+    /// Rename variables (used when a nested structure's params are bound by its parent).
+    pub fn substitute(&self, map: &BTreeMap<String, Affine>) -> Option<Affine> {
+        let mut out = Affine::constant(self.constant);
+        for (k, v) in &self.terms {
+            out = out.add(&map.get(k)?.scale(*v));
+        }
+        Some(out)
+    }
+}
+
+impl fmt::Display for Affine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if self.constant != 0 || self.terms.is_empty() {
+            parts.push(self.constant.to_string());
+        }
+        for (k, v) in &self.terms {
+            parts.push(if *v == 1 { k.clone() } else { format!("{v}*{k}") });
+        }
+        write!(f, "{}", parts.join("+").replace("+-", "-"))
+    }
+}
+
+/// Primitive wire types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Prim {
+    U8,
+    U16,
+    U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+impl Prim {
+    pub fn size(self) -> u32 {
+        match self {
+            Prim::U8 | Prim::I8 => 1,
+            Prim::U16 | Prim::I16 => 2,
+            Prim::U32 | Prim::I32 | Prim::F32 => 4,
+            Prim::U64 | Prim::I64 | Prim::F64 => 8,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Prim::U8 => "u8",
+            Prim::U16 => "u16",
+            Prim::U32 => "u32",
+            Prim::U64 => "u64",
+            Prim::I8 => "i8",
+            Prim::I16 => "i16",
+            Prim::I32 => "i32",
+            Prim::I64 => "i64",
+            Prim::F32 => "f32",
+            Prim::F64 => "f64",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Prim> {
+        Some(match s {
+            "u8" => Prim::U8,
+            "u16" => Prim::U16,
+            "u32" => Prim::U32,
+            "u64" => Prim::U64,
+            "i8" => Prim::I8,
+            "i16" => Prim::I16,
+            "i32" => Prim::I32,
+            "i64" => Prim::I64,
+            "f32" => Prim::F32,
+            "f64" => Prim::F64,
+            _ => return None,
+        })
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Prim::F32 | Prim::F64)
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, Prim::I8 | Prim::I16 | Prim::I32 | Prim::I64)
+    }
+    pub fn is_int(self) -> bool {
+        !self.is_float()
+    }
+    /// Inclusive integer range of the type.
+    pub fn int_range(self) -> (i128, i128) {
+        match self {
+            Prim::U8 => (0, u8::MAX as i128),
+            Prim::U16 => (0, u16::MAX as i128),
+            Prim::U32 => (0, u32::MAX as i128),
+            Prim::U64 => (0, u64::MAX as i128),
+            Prim::I8 => (i8::MIN as i128, i8::MAX as i128),
+            Prim::I16 => (i16::MIN as i128, i16::MAX as i128),
+            Prim::I32 => (i32::MIN as i128, i32::MAX as i128),
+            Prim::I64 => (i64::MIN as i128, i64::MAX as i128),
+            Prim::F32 | Prim::F64 => (0, 0),
+        }
+    }
+}
+
+/// The type of a field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldType {
+    Prim(Prim),
+    /// Opaque bytes; `count` gives the length.
+    Bytes,
+    /// UTF-8 text; `count` gives the byte length.
+    Utf8,
+    Tag(SpaceId),
+    Flags(FlagSetId),
+    Struct(StructId),
+    /// The structure selected by a tag value.
+    Dispatch { space: SpaceId, on: TagSource },
+}
+
+impl FieldType {
+    /// The primitive this field is read as, for scalar-like types.
+    pub fn scalar_prim(&self, spec: &Spec) -> Option<Prim> {
+        match self {
+            FieldType::Prim(p) => Some(*p),
+            FieldType::Tag(s) => Some(spec.spaces[s.index()].width.prim()),
+            FieldType::Flags(f) => Some(spec.flag_sets[f.index()].width.prim()),
+            _ => None,
+        }
+    }
+}
+
+/// Where a dispatch reads its tag.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TagSource {
+    /// An earlier field of the enclosing structure.
+    Field(FieldPath),
+    /// Inside the dispatched structure itself, at a fixed byte offset of every variant
+    /// (`on = "payload.header.scheme_tag"`).
+    Peek { offset: u32, path_in_variant: Vec<String> },
+}
+
+/// A repeat count.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Count {
+    Const(u64),
+    /// An earlier integer field of the same structure (field index).
+    Field(usize),
+    /// A param of the structure.
+    Param(String),
+    /// The rest of the enclosing length-prefixed structure.
+    Rest,
+}
+
+/// A comparison value in a condition or check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lit {
+    Int(i128),
+    Float(f64),
+}
+
+/// A condition on an earlier field.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Condition {
+    Equals(FieldPath, i128),
+    NotEquals(FieldPath, i128),
+    HasBit(FieldPath, FlagSetId, u32),
+    LacksBit(FieldPath, FlagSetId, u32),
+}
+
+impl Condition {
+    pub fn path(&self) -> &FieldPath {
+        match self {
+            Condition::Equals(p, _) | Condition::NotEquals(p, _) | Condition::HasBit(p, _, _) | Condition::LacksBit(p, _, _) => p,
+        }
+    }
+}
+
+/// A table-stated constraint.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckKind {
+    Bytes(Vec<u8>),
+    Equals(Lit),
+    NotEquals(Lit),
+    Min(Lit),
+    Max(Lit),
+    Range(Lit, Lit),
+    OneOf(Vec<i128>),
+    PowerOfTwo,
+    MultipleOf(u64),
+    /// Less than a param or an earlier field.
+    LessThan(Operand),
+    SameAs(Operand),
+    Finite,
+    NonZero,
+}
+
+/// A param or an earlier field of the same structure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    Param(String),
+    Field(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckLevel {
+    Reject,
+    Warn,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Check {
+    pub kind: CheckKind,
+    pub when: Option<Condition>,
+    pub rule: RuleId,
+    pub level: CheckLevel,
+    pub span: Span,
+}
+
+/// A documented default (S4, R4).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DefaultValue {
+    Int(i128),
+    Float(f64),
+    Bytes(Vec<u8>),
+    /// Equal to another field of the structure, with the declared dependencies.
+    Expr { field: usize, depends_on: Vec<String> },
+}
+
+/// When a field is present.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Presence {
+    Always,
+    If(Condition),
+}
+
+/// Where a field starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Position {
+    /// A linear function of params and count fields.
+    Offset(Affine),
+    /// After a part whose size depends on data (a condition, a dispatch, a nested variable structure).
+    Sequential,
+}
+
+#[derive(Debug)]
+pub struct Field {
+    pub name: String,
+    pub title: String,
+    pub ty: FieldType,
+    pub count: Option<Count>,
+    pub since: Version,
+    pub default: Option<DefaultValue>,
+    pub presence: Presence,
+    pub checks: Vec<Check>,
+    pub reserved: bool,
+    /// The rule an unknown tag or flag in this field breaks, when it differs from the space's.
+    pub rule: Option<RuleId>,
+    pub resolutions: Vec<ResolutionId>,
+    pub note: String,
+    /// Computed start.
+    pub position: Position,
+    /// The offset the TOML declares, checked against `position` by the layout pass.
+    pub declared_offset: Option<(Affine, Span)>,
+    /// Computed size in bytes, when linear.
+    pub size: Option<Affine>,
+    pub span: Span,
+    pub name_span: Span,
+    pub since_span: Option<Span>,
+    pub default_span: Option<Span>,
+}
+
+impl Field {
+    /// The fixed byte offset of the field, when it is a constant.
+    pub fn const_offset(&self) -> Option<u64> {
+        match &self.position {
+            Position::Offset(a) => a.as_constant().map(|c| c as u64),
+            Position::Sequential => None,
+        }
+    }
+    pub fn is_gate(&self) -> bool {
+        matches!(self.presence, Presence::If(Condition::HasBit(..)))
+    }
+}
+
+#[derive(Debug)]
+pub struct Structure {
+    pub name: String,
+    pub title: String,
+    pub axis: AxisId,
+    pub since: Version,
+    pub framing: Framing,
+    pub params: Vec<String>,
+    /// Names this structure binds for the structures inside it.
+    pub bindings: BTreeMap<String, FieldPath>,
+    pub depth_limit: Option<u32>,
+    pub fields: Vec<Field>,
+    /// Computed total size, when linear.
+    pub size: Option<Affine>,
+    pub rules: Vec<RuleId>,
+    pub resolutions: Vec<ResolutionId>,
+    pub note: String,
+    pub span: Span,
+    pub framing_span: Span,
+}
+
+impl Structure {
+    pub fn field(&self, name: &str) -> Option<(usize, &Field)> {
+        self.fields.iter().enumerate().find(|(_, f)| f.name == name)
+    }
+    /// Constant size, when the structure has one.
+    pub fn const_size(&self) -> Option<u64> {
+        self.size.as_ref().and_then(Affine::as_constant).map(|c| c as u64)
+    }
+    /// The encoded size of the fields known at `v` (fixed-size structures only).
+    pub fn const_size_at(&self, v: Version) -> Option<u64> {
+        let mut end = 0;
+        for f in &self.fields {
+            if f.since > v {
+                continue;
+            }
+            let off = f.const_offset()?;
+            let size = f.size.as_ref()?.as_constant()? as u64;
+            end = end.max(off + size);
+        }
+        Some(end)
+    }
+}
+
+#[derive(Debug)]
+pub struct Placement {
+    pub axis: AxisId,
+    pub descriptor_alignment: u32,
+    pub data_alignment: FieldPath,
+    pub after_last_buffer: u32,
+    pub after_composite_head: u32,
+    pub kv_alignment: u32,
+    pub index_alignment: u32,
+    pub rules: Vec<RuleId>,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Actor {
+    Reader,
+    Writer,
+    Both,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    Reject,
+    Strict,
+    Validate,
+    Warn,
+    Obligation,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EnforcedBy {
+    Table,
+    Runtime,
+    Writer,
+    Structure,
+}
+
+#[derive(Debug)]
+pub struct Rule {
+    pub id: String,
+    pub code: String,
+    pub text: String,
+    pub source: String,
+    pub actor: Actor,
+    pub action: Action,
+    pub enforced_by: EnforcedBy,
+    pub resolutions: Vec<ResolutionId>,
+    pub span: Span,
+}
+
+#[derive(Debug)]
+pub struct Resolution {
+    pub id: String,
+    pub point: String,
+    pub decision: String,
+    pub source: String,
+    pub governs: Vec<String>,
+    pub span: Span,
+}
+
+impl Spec {
+    pub fn axis(&self, name: &str) -> Option<AxisId> {
+        self.axes.iter().position(|a| a.name == name).map(|i| AxisId(i as u32))
+    }
+    pub fn space(&self, name: &str) -> Option<SpaceId> {
+        self.spaces.iter().position(|a| a.name == name).map(|i| SpaceId(i as u32))
+    }
+    pub fn flag_set(&self, name: &str) -> Option<FlagSetId> {
+        self.flag_sets.iter().position(|a| a.name == name).map(|i| FlagSetId(i as u32))
+    }
+    pub fn structure(&self, name: &str) -> Option<StructId> {
+        self.structures.iter().position(|a| a.name == name).map(|i| StructId(i as u32))
+    }
+    pub fn rule(&self, id: &str) -> Option<RuleId> {
+        self.rules.iter().position(|r| r.id == id).map(|i| RuleId(i as u32))
+    }
+    pub fn s(&self, id: StructId) -> &Structure {
+        &self.structures[id.index()]
+    }
+    pub fn sp(&self, id: SpaceId) -> &TagSpace {
+        &self.spaces[id.index()]
+    }
+    pub fn fs(&self, id: FlagSetId) -> &FlagSet {
+        &self.flag_sets[id.index()]
+    }
+    pub fn ax(&self, id: AxisId) -> &Axis {
+        &self.axes[id.index()]
+    }
+    pub fn r(&self, id: RuleId) -> &Rule {
+        &self.rules[id.index()]
+    }
+    /// The field a path designates.
+    pub fn resolve(&self, path: &FieldPath) -> &Field {
+        let mut s = self.s(path.root);
+        let mut f = &s.fields[path.steps[0]];
+        for &step in &path.steps[1..] {
+            if let FieldType::Struct(id) = f.ty {
+                s = self.s(id);
+            }
+            f = &s.fields[step];
+        }
+        f
+    }
+    /// The scheme axis of a scheme tag name.
+    pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {
+        self.axes.iter().position(|a| a.scheme.as_deref() == Some(scheme)).map(|i| AxisId(i as u32))
+    }
+}
