@@ -5,7 +5,9 @@
 //! ([`lower`], [`layout`]) → checks that collect every diagnostic ([`validate`]) → emitters
 //! that cannot fail ([`emit`]). Writing files happens at the edge ([`build`]).
 
+pub mod build;
 pub mod diag;
+pub mod emit;
 pub mod layout;
 pub mod lints;
 pub mod load;

@@ -367,6 +367,10 @@ impl Lower<'_> {
                 self.err(&lints::AXIS_MISMATCH, span(file, a), format!("axis `{}` names no major-version field", a0.name.get_ref()), "add `major = \"<structure>.<field>\"`");
             }
             let resolutions = self.resolution_refs(file, &a0.resolution);
+            let reject = a0.reject.as_ref().map(|r| (self.rule_ref(file, &r.get_ref().major_too_high), self.rule_ref(file, &r.get_ref().major_too_low)));
+            if style == AxisStyle::MajorMinor && reject.is_none() {
+                self.err(&lints::AXIS_MISMATCH, span(file, a), format!("axis `{}` names no rules for a major outside the reader's", a0.name.get_ref()), "add `reject = { major_too_high = \"<id>\", major_too_low = \"<id>\" }`");
+            }
             out.push(Axis {
                 name: a0.name.get_ref().clone(),
                 title: a0.title.get_ref().clone(),
@@ -376,6 +380,7 @@ impl Lower<'_> {
                 current,
                 major: None,
                 minor: FieldPath { root: StructId(0), steps: vec![0], text: String::new() },
+                reject,
                 resolutions,
                 span: span(file, a),
                 current_span: span(file, &a0.current),
@@ -786,13 +791,14 @@ impl Lower<'_> {
             toml::Value::Table(t) => {
                 let by = t.get("length_prefixed").and_then(|x| x.as_str());
                 let covers = t.get("covers").and_then(|x| x.as_str()).unwrap_or("whole");
-                if covers != "whole" || t.keys().any(|k| k != "length_prefixed" && k != "covers") {
-                    self.err(&lints::BAD_VALUE, span(file, v), "unsupported framing", "write `framing = { length_prefixed = \"<structure>.<field>\", covers = \"whole\" }`");
+                let rule = t.get("rule").and_then(|x| x.as_str());
+                if covers != "whole" || t.keys().any(|k| !["length_prefixed", "covers", "rule"].contains(&k.as_str())) || by.is_none() || rule.is_none() {
+                    self.err(&lints::BAD_VALUE, span(file, v), "unsupported framing", "write `framing = { length_prefixed = \"<structure>.<field>\", covers = \"whole\", rule = \"<rule a read past the length breaks>\" }`");
                     return None;
                 }
-                let by = by?;
-                let path = self.abs_path(file, &S::new(v.span(), by.to_string()))?;
-                Some(Framing::LengthPrefixed { by_struct: path.root, by_field: path })
+                let path = self.abs_path(file, &S::new(v.span(), by?.to_string()))?;
+                let rule = self.rule_ref(file, &S::new(v.span(), rule?.to_string()));
+                Some(Framing::LengthPrefixed { by_struct: path.root, by_field: path, rule })
             }
             _ => {
                 self.err(&lints::BAD_VALUE, span(file, v), "`framing` must be \"fixed\" or a length-prefix table", "write `framing = \"fixed\"` or `framing = { length_prefixed = \"<structure>.<field>\" }`");
@@ -827,6 +833,7 @@ impl Lower<'_> {
                 }
                 let rules = s0.rules.iter().map(|r| self.rule_ref(file, r)).collect();
                 let resolutions = self.resolution_refs(file, &s0.resolution);
+                let depth_limit = s0.depth_limit.as_ref().map(|d| ((*d.get_ref().levels.get_ref()).clamp(1, 64) as u32, self.rule_ref(file, &d.get_ref().rule)));
                 out.push(Structure {
                     name: s0.name.get_ref().clone(),
                     title: s0.title.get_ref().clone(),
@@ -835,7 +842,7 @@ impl Lower<'_> {
                     framing: Framing::Fixed,
                     params,
                     bindings: BTreeMap::new(),
-                    depth_limit: s0.depth_limit.as_ref().map(|d| *d.get_ref() as u32),
+                    depth_limit,
                     fields,
                     size: s0.size.as_ref().map(|s| Affine::constant(*s.get_ref())),
                     rules,
@@ -976,6 +983,9 @@ impl Lower<'_> {
             Some(d) => self.default(file, d, &ty, all, index),
         };
         let rule = f.rule.as_ref().map(|r| self.rule_ref(file, r));
+        if matches!(ty, FieldType::Utf8) && rule.is_none() {
+            self.err(&lints::UNKNOWN_REFERENCE, fsp, "a utf8 field needs the `rule` that invalid UTF-8 breaks", "add `rule = \"<id>\"`");
+        }
         let reserved = f.reserved.as_ref().is_some_and(|r| *r.get_ref());
         if reserved {
             let Some(rule) = rule else {

@@ -95,6 +95,8 @@ pub struct Axis {
     pub current: Version,
     pub major: Option<FieldPath>,
     pub minor: FieldPath,
+    /// Rules broken by a major above / below the reader's (axes with a major byte).
+    pub reject: Option<(RuleId, RuleId)>,
     pub resolutions: Vec<ResolutionId>,
     pub span: Span,
     pub current_span: Span,
@@ -353,7 +355,7 @@ pub enum Framing {
     Fixed,
     /// A length prefix gives its encoded length; the prefix field is named by a path whose
     /// first component is a structure name (`quantization_section.quantization_length`).
-    LengthPrefixed { by_struct: StructId, by_field: FieldPath },
+    LengthPrefixed { by_struct: StructId, by_field: FieldPath, rule: RuleId },
 }
 
 impl Framing {
@@ -699,7 +701,8 @@ pub struct Structure {
     pub params: Vec<String>,
     /// Names this structure binds for the structures inside it.
     pub bindings: BTreeMap<String, FieldPath>,
-    pub depth_limit: Option<u32>,
+    /// For a structure that contains itself: the nesting limit and the rule exceeding it breaks.
+    pub depth_limit: Option<(u32, RuleId)>,
     pub fields: Vec<Field>,
     /// Computed total size, when linear.
     pub size: Option<Affine>,

@@ -37,7 +37,16 @@ pub struct Axis {
     pub current: S<toml::Value>,
     pub major: Option<S<String>>,
     pub minor: S<String>,
+    pub reject: Option<S<AxisReject>>,
     pub resolution: Option<S<toml::Value>>,
+}
+
+/// The rules a major version outside the reader's breaks.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisReject {
+    pub major_too_high: S<String>,
+    pub major_too_low: S<String>,
 }
 
 /// `tags/<space>.toml`.
@@ -181,13 +190,21 @@ pub struct Structure {
     pub params: Vec<S<String>>,
     #[serde(rename = "let", default)]
     pub bindings: BTreeMap<String, S<String>>,
-    pub depth_limit: Option<S<i64>>,
+    pub depth_limit: Option<S<DepthLimit>>,
     #[serde(default)]
     pub rules: Vec<S<String>>,
     pub resolution: Option<S<toml::Value>>,
     pub note: Option<S<String>>,
     #[serde(default)]
     pub field: Vec<S<Field>>,
+}
+
+/// `depth_limit = { levels = 8, rule = "TL-6" }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DepthLimit {
+    pub levels: S<i64>,
+    pub rule: S<String>,
 }
 
 #[derive(Debug, Deserialize)]

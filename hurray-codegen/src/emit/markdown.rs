@@ -1,0 +1,1 @@
+//! The Markdown emitter: the spec's tables for humans, checked in under docs/spec.

@@ -1,0 +1,582 @@
+//! Axes, rules, tag spaces, flag sets and constants.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::common::*;
+use crate::model::*;
+
+pub fn axes(spec: &Spec) -> TokenStream {
+    let variants: Vec<_> = spec.axes.iter().map(|a| axis_variant(&a.name)).collect();
+    let docs: Vec<_> = spec.axes.iter().map(|a| doc(&a.title)).collect();
+    let names: Vec<_> = spec.axes.iter().map(|a| a.name.as_str()).collect();
+    let indices: Vec<_> = (0..spec.axes.len()).map(|i| Literal::usize_unsuffixed(i)).collect();
+    let currents: Vec<_> = spec.axes.iter().map(|a| version_tokens(a.current)).collect();
+    let initials: Vec<_> = spec.axes.iter().map(|a| version_tokens(a.initial)).collect();
+    let styles: Vec<_> = spec
+        .axes
+        .iter()
+        .map(|a| match a.style {
+            AxisStyle::MajorMinor => quote!(crate::version::AxisStyle::MajorMinor),
+            AxisStyle::Scheme => quote!(crate::version::AxisStyle::Scheme),
+        })
+        .collect();
+    let majors: Vec<_> = spec
+        .axes
+        .iter()
+        .map(|a| match a.reject {
+            Some((hi, lo)) => {
+                let (hi, lo) = (rule_path(spec, hi), rule_path(spec, lo));
+                quote!(Some((#hi, #lo)))
+            }
+            None => quote!(None),
+        })
+        .collect();
+    let scheme_arms: Vec<_> = spec
+        .axes
+        .iter()
+        .filter_map(|a| {
+            let scheme = a.scheme.as_ref()?;
+            let sp = spec.sp(spec.space("scheme")?);
+            let value = Literal::u32_unsuffixed(sp.tag(scheme)?.value);
+            let v = axis_variant(&a.name);
+            Some(quote!(#value => Some(Axis::#v),))
+        })
+        .collect();
+    let status = match spec.status {
+        Status::Draft => "draft",
+        Status::Released => "released",
+    };
+    quote! {
+        /// `"draft"` before the first stable release, `"released"` after.
+        pub const STATUS: &str = #status;
+
+        /// A version axis.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Axis { #( #docs #variants, )* }
+
+        impl Axis {
+            /// Every axis, in registry order.
+            pub const ALL: &'static [Axis] = &[#(Axis::#variants),*];
+            /// The axis's name in the spec (`descriptor`, `scheme.mxfp`).
+            pub fn name(self) -> &'static str { match self { #(Axis::#variants => #names,)* } }
+            /// Position in [`Axis::ALL`].
+            pub fn index(self) -> usize { match self { #(Axis::#variants => #indices,)* } }
+            pub fn from_name(name: &str) -> Option<Axis> { Axis::ALL.iter().copied().find(|a| a.name() == name) }
+            /// The version this build's spec defines.
+            pub fn current(self) -> crate::version::Version { match self { #(Axis::#variants => #currents,)* } }
+            /// The first released version.
+            pub fn initial(self) -> crate::version::Version { match self { #(Axis::#variants => #initials,)* } }
+            pub fn style(self) -> crate::version::AxisStyle { match self { #(Axis::#variants => #styles,)* } }
+            /// Rules broken by a major above and below the reader's (axes with a major byte).
+            pub fn major_rules(self) -> Option<(crate::generated::rules::Rule, crate::generated::rules::Rule)> { match self { #(Axis::#variants => #majors,)* } }
+            /// The axis of a scheme tag value (RES-6).
+            pub fn of_scheme(tag: u32) -> Option<Axis> { match tag { #(#scheme_arms)* _ => None } }
+        }
+    }
+}
+
+pub fn rules(spec: &Spec) -> TokenStream {
+    let variants: Vec<_> = spec.rules.iter().map(|r| rule_variant(&r.id)).collect();
+    let docs: Vec<_> = spec.rules.iter().map(|r| doc(&format!("{}: {}", r.id, r.text))).collect();
+    let ids: Vec<_> = spec.rules.iter().map(|r| r.id.as_str()).collect();
+    let codes: Vec<_> = spec.rules.iter().map(|r| r.code.as_str()).collect();
+    let texts: Vec<_> = spec.rules.iter().map(|r| r.text.as_str()).collect();
+    let sources: Vec<_> = spec.rules.iter().map(|r| r.source.as_str()).collect();
+    let actions: Vec<_> = spec
+        .rules
+        .iter()
+        .map(|r| match r.action {
+            Action::Reject => quote!(Action::Reject),
+            Action::Strict => quote!(Action::Strict),
+            Action::Validate => quote!(Action::Validate),
+            Action::Warn => quote!(Action::Warn),
+            Action::Obligation => quote!(Action::Obligation),
+        })
+        .collect();
+    let actors: Vec<_> = spec
+        .rules
+        .iter()
+        .map(|r| match r.actor {
+            Actor::Reader => quote!(Actor::Reader),
+            Actor::Writer => quote!(Actor::Writer),
+            Actor::Both => quote!(Actor::Both),
+        })
+        .collect();
+    let enforced: Vec<_> = spec
+        .rules
+        .iter()
+        .map(|r| match r.enforced_by {
+            EnforcedBy::Table => quote!(EnforcedBy::Table),
+            EnforcedBy::Runtime => quote!(EnforcedBy::Runtime),
+            EnforcedBy::Writer => quote!(EnforcedBy::Writer),
+            EnforcedBy::Structure => quote!(EnforcedBy::Structure),
+        })
+        .collect();
+    quote! {
+        /// What a reader does when a rule is broken.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Action {
+            /// Rejected in every mode.
+            Reject,
+            /// Rejected unless the reader is permissive.
+            Strict,
+            /// A SHOULD-check: when checked and violated, rejected unless permissive.
+            Validate,
+            /// Reported, never rejected.
+            Warn,
+            /// A writer duty or a reader behaviour that rejects nothing.
+            Obligation,
+        }
+
+        /// Who a rule binds.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Actor { Reader, Writer, Both }
+
+        /// Where a rule is enforced.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum EnforcedBy { Table, Runtime, Writer, Structure }
+
+        /// Every rule of the facts sheets (spec/rules).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Rule { #( #docs #variants, )* }
+
+        impl Rule {
+            pub const ALL: &'static [Rule] = &[#(Rule::#variants),*];
+            /// The sheet's id (`HDR-4`).
+            pub fn id(self) -> &'static str { match self { #(Rule::#variants => #ids,)* } }
+            /// The stable kebab-case error code.
+            pub fn code(self) -> &'static str { match self { #(Rule::#variants => #codes,)* } }
+            pub fn text(self) -> &'static str { match self { #(Rule::#variants => #texts,)* } }
+            pub fn source(self) -> &'static str { match self { #(Rule::#variants => #sources,)* } }
+            pub fn action(self) -> Action { match self { #(Rule::#variants => #actions,)* } }
+            pub fn actor(self) -> Actor { match self { #(Rule::#variants => #actors,)* } }
+            pub fn enforced_by(self) -> EnforcedBy { match self { #(Rule::#variants => #enforced,)* } }
+            pub fn from_id(id: &str) -> Option<Rule> { Rule::ALL.iter().copied().find(|r| r.id() == id) }
+        }
+    }
+}
+
+pub fn tags(spec: &Spec) -> TokenStream {
+    let mut out = quote! {
+        /// What an element type's bits mean.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ElementKind { Float, Signed, Unsigned, Bool, Scale, Complex }
+        /// How sub-byte elements share bytes.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Packing { None, LsbFirst, Group4In3 }
+        /// A layout's class.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum LayoutClass { Dense, Sparse, Indirect, Virtual }
+    };
+    for (i, sp) in spec.spaces.iter().enumerate() {
+        let id = SpaceId(i as u32);
+        let ty = space_type(spec, id);
+        let name = sp.name.as_str();
+        let axis = axis_path(spec, sp.axis);
+        let (inv, unk, prv) = (rule_path(spec, sp.reject.invalid), rule_path(spec, sp.reject.unknown), rule_path(spec, sp.reject.private));
+        let raw = prim_type(sp.width.prim());
+        let variants: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
+        let docs: Vec<_> = sp.tags.iter().map(|t| doc(&format!("`{:#04x}`: {}", t.value, t.title))).collect();
+        let deprecations: Vec<_> = sp
+            .tags
+            .iter()
+            .map(|t| match &t.deprecated {
+                Some(d) => {
+                    let note = format!(
+                        "deprecated since {}{}",
+                        spec.ax(sp.axis).show(d.since),
+                        d.replacement.as_ref().map(|r| format!("; use `{r}`")).unwrap_or_default()
+                    );
+                    quote!(#[deprecated(note = #note)])
+                }
+                None => quote!(),
+            })
+            .collect();
+        let values: Vec<_> = sp.tags.iter().map(|t| Literal::u32_unsuffixed(t.value)).collect();
+        let names: Vec<_> = sp.tags.iter().map(|t| t.name.as_str()).collect();
+        let titles: Vec<_> = sp.tags.iter().map(|t| t.title.as_str()).collect();
+        let sinces: Vec<_> = sp.tags.iter().map(|t| version_tokens(t.since)).collect();
+        let dep_since: Vec<_> = sp
+            .tags
+            .iter()
+            .map(|t| match &t.deprecated {
+                Some(d) => {
+                    let v = version_tokens(d.since);
+                    quote!(Some(#v))
+                }
+                None => quote!(None),
+            })
+            .collect();
+        let replacements: Vec<_> = sp
+            .tags
+            .iter()
+            .map(|t| match t.deprecated.as_ref().and_then(|d| d.replacement.as_ref()) {
+                Some(r) => {
+                    let v = camel(r);
+                    quote!(Some(#ty::#v))
+                }
+                None => quote!(None),
+            })
+            .collect();
+        let range_arms: Vec<_> = sp
+            .ranges
+            .iter()
+            .map(|r| {
+                let (a, b) = (Literal::u32_unsuffixed(r.from), Literal::u32_unsuffixed(r.to));
+                let class = match r.kind {
+                    RangeKind::Invalid => quote!(crate::wire::TagClass::Invalid),
+                    RangeKind::Reserved => quote!(crate::wire::TagClass::Reserved),
+                    RangeKind::Private => quote!(crate::wire::TagClass::Private),
+                    RangeKind::Public { tier } => {
+                        let t = match tier {
+                            Some(t) => {
+                                let l = Literal::u8_unsuffixed(t);
+                                quote!(Some(#l))
+                            }
+                            None => quote!(None),
+                        };
+                        quote!(crate::wire::TagClass::UnallocatedPublic { tier: #t })
+                    }
+                };
+                quote!(#a..=#b => #class,)
+            })
+            .collect();
+        let ranges_doc: Vec<_> = sp
+            .ranges
+            .iter()
+            .map(|r| {
+                let (a, b) = (Literal::u32_unsuffixed(r.from), Literal::u32_unsuffixed(r.to));
+                let kind = r.kind.word();
+                let note = r.note.as_str();
+                quote!((#a, #b, #kind, #note))
+            })
+            .collect();
+        let extra = tag_attr_methods(spec, id);
+        let tydoc = format!(" {} tag space (`{}`).", sp.title, sp.name);
+        let allow_dep = if sp.tags.iter().any(|t| t.deprecated.is_some()) { quote!(#[allow(deprecated)]) } else { quote!() };
+        out.extend(quote! {
+            #[doc = #tydoc]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            pub enum #ty { #( #docs #deprecations #variants, )* }
+
+            #allow_dep
+            impl #ty {
+                /// Every range of the space: `(from, to, kind, note)`.
+                pub const RANGES: &'static [(u32, u32, &'static str, &'static str)] = &[#(#ranges_doc),*];
+                #extra
+            }
+
+            #allow_dep
+            impl crate::wire::TagSpace for #ty {
+                const NAME: &'static str = #name;
+                const AXIS: crate::generated::axes::Axis = #axis;
+                const REJECT_INVALID: crate::generated::rules::Rule = #inv;
+                const REJECT_UNKNOWN: crate::generated::rules::Rule = #unk;
+                const REJECT_PRIVATE: crate::generated::rules::Rule = #prv;
+                const ALL: &'static [Self] = &[#(#ty::#variants),*];
+                fn classify(raw: u32) -> crate::wire::TagClass<Self> {
+                    match raw {
+                        #( #values => crate::wire::TagClass::Known(#ty::#variants), )*
+                        #(#range_arms)*
+                        _ => crate::wire::TagClass::Invalid,
+                    }
+                }
+                fn value(self) -> u32 { match self { #(#ty::#variants => #values,)* } }
+                fn name(self) -> &'static str { match self { #(#ty::#variants => #names,)* } }
+                fn title(self) -> &'static str { match self { #(#ty::#variants => #titles,)* } }
+                fn since(self) -> crate::version::Version { match self { #(#ty::#variants => #sinces,)* } }
+                fn deprecated_since(self) -> Option<crate::version::Version> { match self { #(#ty::#variants => #dep_since,)* } }
+                fn replacement(self) -> Option<Self> { match self { #(#ty::#variants => #replacements,)* } }
+            }
+
+            impl TryFrom<#raw> for #ty {
+                type Error = crate::wire::UnknownTag;
+                /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
+                fn try_from(raw: #raw) -> Result<Self, Self::Error> {
+                    <#ty as crate::wire::TagSpace>::lookup(raw as u32)
+                }
+            }
+
+            impl From<#ty> for #raw {
+                fn from(t: #ty) -> #raw { crate::wire::TagSpace::value(t) as #raw }
+            }
+        });
+    }
+    out
+}
+
+/// Space-specific attribute accessors.
+fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
+    let sp = spec.sp(id);
+    let ty = space_type(spec, id);
+    let vs: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
+    match sp.name.as_str() {
+        "element_type" => {
+            let attrs: Vec<&ElementTypeAttrs> = sp.tags.iter().filter_map(|t| if let TagAttrs::ElementType(a) = &t.attrs { Some(a) } else { None }).collect();
+            if attrs.len() != sp.tags.len() {
+                return quote!();
+            }
+            let bits: Vec<_> = attrs.iter().map(|a| Literal::u32_unsuffixed(a.bits)).collect();
+            let kinds: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    let k = format_ident!("{}", format!("{:?}", a.kind));
+                    quote!(ElementKind::#k)
+                })
+                .collect();
+            let packing: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    let k = format_ident!("{}", format!("{:?}", a.packing));
+                    quote!(Packing::#k)
+                })
+                .collect();
+            let formats: Vec<_> = attrs.iter().map(|a| a.format.clone().unwrap_or_default()).collect();
+            quote! {
+                /// Bit width of one element.
+                pub fn bits(self) -> u32 { match self { #(#ty::#vs => #bits,)* } }
+                pub fn kind(self) -> ElementKind { match self { #(#ty::#vs => #kinds,)* } }
+                pub fn packing(self) -> Packing { match self { #(#ty::#vs => #packing,)* } }
+                /// Sign-exponent-mantissa bits, for float formats.
+                pub fn format(self) -> &'static str { match self { #(#ty::#vs => #formats,)* } }
+            }
+        }
+        "layout" => {
+            let attrs: Vec<&LayoutAttrs> = sp.tags.iter().filter_map(|t| if let TagAttrs::Layout(a) = &t.attrs { Some(a) } else { None }).collect();
+            if attrs.len() != sp.tags.len() {
+                return quote!();
+            }
+            let classes: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    let k = format_ident!("{}", format!("{:?}", a.class));
+                    quote!(LayoutClass::#k)
+                })
+                .collect();
+            let rmin: Vec<_> = attrs.iter().map(|a| Literal::u32_unsuffixed(a.rank_min)).collect();
+            let rmax: Vec<_> = attrs.iter().map(|a| Literal::u32_unsuffixed(a.rank_max)).collect();
+            let ba: Vec<_> = attrs.iter().map(|a| Literal::u64_unsuffixed(a.buffers.a as u64)).collect();
+            let bb: Vec<_> = attrs.iter().map(|a| Literal::u64_unsuffixed(a.buffers.b as u64)).collect();
+            let zero: Vec<_> = attrs.iter().map(|a| a.byte_offset == ByteOffsetRule::Zero).collect();
+            quote! {
+                pub fn class(self) -> LayoutClass { match self { #(#ty::#vs => #classes,)* } }
+                /// The ranks the layout allows, inclusive.
+                pub fn rank_range(self) -> (u32, u32) { match self { #(#ty::#vs => (#rmin, #rmax),)* } }
+                /// The layout's own buffers (before quantization parameter buffers) at `rank`.
+                pub fn layout_buffers(self, rank: u64) -> u64 { match self { #(#ty::#vs => #ba * rank + #bb,)* } }
+                /// Whether `byte_offset` must be zero (OFS-2) rather than bounded by buffer 0 (OFS-1).
+                pub fn byte_offset_zero(self) -> bool { match self { #(#ty::#vs => #zero,)* } }
+            }
+        }
+        "device" => {
+            let lists: Vec<_> = sp
+                .tags
+                .iter()
+                .map(|t| {
+                    let m = if let TagAttrs::Device { memory_classes } = &t.attrs { memory_classes.clone() } else { Vec::new() };
+                    quote!(&[#(#m),*])
+                })
+                .collect();
+            let private: Vec<String> = sp.ranges.iter().filter(|r| r.kind == RangeKind::Private).flat_map(|r| r.memory_classes.clone()).collect();
+            quote! {
+                /// Names of the memory classes valid on this device (BH-13); `private` is the private range.
+                pub fn memory_classes(self) -> &'static [&'static str] { match self { #(#ty::#vs => #lists,)* } }
+                /// Memory classes valid on a private device.
+                pub const PRIVATE_MEMORY_CLASSES: &'static [&'static str] = &[#(#private),*];
+            }
+        }
+        "scheme" => {
+            let mut storage = Vec::new();
+            let mut params = Vec::new();
+            let mut flags = Vec::new();
+            for t in &sp.tags {
+                if let TagAttrs::Scheme(a) = &t.attrs {
+                    let et = spec.space("element_type").map(|e| space_type(spec, e));
+                    let st: Vec<_> = a.storage.iter().map(|s| {
+                        let v = camel(s);
+                        quote!(super::tags::#et::#v)
+                    }).collect();
+                    storage.push(quote!(&[#(#st),*]));
+                    let ps: Vec<_> = a
+                        .parameters
+                        .iter()
+                        .map(|p| {
+                            let (n, i) = (p.name.as_str(), p.index_field.as_str());
+                            let u = match &p.unless_flag {
+                                Some(f) => {
+                                    let bit = spec.fs(a.flags).bit(f).map(|b| b.bit).unwrap_or(0);
+                                    let m = Literal::u64_unsuffixed(1u64 << bit);
+                                    quote!(Some(#m))
+                                }
+                                None => quote!(None),
+                            };
+                            quote!((#n, #i, #u))
+                        })
+                        .collect();
+                    params.push(quote!(&[#(#ps),*]));
+                    flags.push(spec.fs(a.flags).name.clone());
+                }
+            }
+            if storage.len() != sp.tags.len() {
+                return quote!();
+            }
+            quote! {
+                /// Element types the scheme may quantize.
+                pub fn storage(self) -> &'static [super::tags::ElementType] { match self { #(#ty::#vs => #storage,)* } }
+                /// Parameter buffers: `(name, payload field holding the index, flag mask that drops it)`.
+                pub fn parameters(self) -> &'static [(&'static str, &'static str, Option<u64>)] { match self { #(#ty::#vs => #params,)* } }
+                /// The scheme's flag set.
+                pub fn flag_set(self) -> &'static str { match self { #(#ty::#vs => #flags,)* } }
+            }
+        }
+        "combine_op" => {
+            let lists: Vec<_> = sp
+                .tags
+                .iter()
+                .map(|t| {
+                    let m = if let TagAttrs::CombineOp { legal_with } = &t.attrs { legal_with.clone() } else { Vec::new() };
+                    quote!(&[#(#m),*])
+                })
+                .collect();
+            quote! {
+                /// Composition rules the operation may appear with (CH-5, CH-6).
+                pub fn legal_with(self) -> &'static [&'static str] { match self { #(#ty::#vs => #lists,)* } }
+            }
+        }
+        "block_table_index_type" => {
+            let bytes: Vec<_> = sp.tags.iter().map(|t| Literal::u64_unsuffixed(if let TagAttrs::IndexType { bytes } = t.attrs { bytes as u64 } else { 0 })).collect();
+            quote! {
+                /// Byte width of one index.
+                pub fn index_bytes(self) -> u64 { match self { #(#ty::#vs => #bytes,)* } }
+            }
+        }
+        _ => quote!(),
+    }
+}
+
+pub fn flags(spec: &Spec) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, fs) in spec.flag_sets.iter().enumerate() {
+        let ty = flags_type(spec, FlagSetId(i as u32));
+        let raw = prim_type(fs.width.prim());
+        let name = fs.name.as_str();
+        let axis = axis_path(spec, fs.axis);
+        let rule = rule_path(spec, fs.rule);
+        let consts: Vec<_> = fs
+            .bits
+            .iter()
+            .map(|b| {
+                let c = shouty(&b.name);
+                let m = Literal::u64_unsuffixed(1u64 << b.bit);
+                let d = doc(&format!("bit {}: {}", b.bit, b.title));
+                let dep = match &b.deprecated {
+                    Some(d) => {
+                        let note = format!("deprecated since {}", spec.ax(fs.axis).show(d.since));
+                        quote!(#[deprecated(note = #note)])
+                    }
+                    None => quote!(),
+                };
+                quote!(#d #dep pub const #c: #ty = #ty(#m as #raw);)
+            })
+            .collect();
+        let allocated = Literal::u64_unsuffixed(fs.allocated_mask());
+        let reserved = Literal::u64_unsuffixed(fs.reserved_mask());
+        let known_arms: Vec<_> = fs
+            .bits
+            .iter()
+            .map(|b| {
+                let m = Literal::u64_unsuffixed(1u64 << b.bit);
+                let v = version_tokens(b.since);
+                quote!(if #v <= v { m |= #m; })
+            })
+            .collect();
+        let name_arms: Vec<_> = fs
+            .bits
+            .iter()
+            .map(|b| {
+                let n = Literal::u32_unsuffixed(b.bit);
+                let s = b.name.as_str();
+                quote!(#n => Some(#s),)
+            })
+            .collect();
+        let dep_mask: u64 = fs.bits.iter().filter(|b| b.deprecated.as_ref().is_some_and(|d| d.replacement.is_some())).fold(0, |m, b| m | (1 << b.bit));
+        let dep_mask = Literal::u64_unsuffixed(dep_mask);
+        let tydoc = format!(" {} (`{}`); every bit not listed is reserved and must be zero.", fs.title, fs.name);
+        let mutable = if fs.bits.is_empty() { quote!(let m = 0u64; let _ = v;) } else { quote!(let mut m = 0u64;) };
+        out.extend(quote! {
+            #[doc = #tydoc]
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+            pub struct #ty(pub #raw);
+
+            #[allow(deprecated)]
+            impl #ty {
+                #(#consts)*
+                /// Every allocated bit.
+                pub const ALLOCATED_MASK: u64 = #allocated;
+                /// Every reserved bit (must be zero).
+                pub const RESERVED_MASK: u64 = #reserved;
+                pub const fn empty() -> #ty { #ty(0) }
+                pub fn with(self, other: #ty) -> #ty { #ty(self.0 | other.0) }
+                pub fn without(self, other: #ty) -> #ty { #ty(self.0 & !other.0) }
+                pub fn has(self, other: #ty) -> bool { self.0 & other.0 == other.0 }
+            }
+
+            impl crate::wire::FlagSet for #ty {
+                const NAME: &'static str = #name;
+                const AXIS: crate::generated::axes::Axis = #axis;
+                const ALLOCATED: u64 = #allocated;
+                const RULE: crate::generated::rules::Rule = #rule;
+                fn from_bits(bits: u64) -> Self { #ty(bits as #raw) }
+                fn bits(self) -> u64 { self.0 as u64 }
+                fn known_at(v: crate::version::Version) -> u64 { #mutable #(#known_arms)* m }
+                fn bit_name(bit: u32) -> Option<&'static str> { match bit { #(#name_arms)* _ => None } }
+                fn deprecated_mask() -> u64 { #dep_mask }
+            }
+        });
+    }
+    out
+}
+
+pub fn consts(spec: &Spec) -> TokenStream {
+    let mut out = TokenStream::new();
+    for a in &spec.axes {
+        let n = shouty(&format!("{}_current", a.name.replace('.', "_")));
+        let v = version_tokens(a.current);
+        let d = doc(&format!("Current version of axis `{}`.", a.name));
+        out.extend(quote!(#d pub const #n: crate::version::Version = #v;));
+    }
+    let p = &spec.placement;
+    let (da, alb, ach, ka, ia) = (
+        Literal::u64_unsuffixed(p.descriptor_alignment as u64),
+        Literal::u64_unsuffixed(p.after_last_buffer as u64),
+        Literal::u64_unsuffixed(p.after_composite_head as u64),
+        Literal::u64_unsuffixed(p.kv_alignment as u64),
+        Literal::u64_unsuffixed(p.index_alignment as u64),
+    );
+    out.extend(quote! {
+        /// Every descriptor in a file starts at a multiple of this.
+        pub const DESCRIPTOR_ALIGNMENT: u64 = #da;
+        /// Padding after a tensor's last data buffer reaches a multiple of this (RES-3).
+        pub const AFTER_LAST_BUFFER: u64 = #alb;
+        /// The next descriptor after a composite head starts at a multiple of this (RES-13).
+        pub const AFTER_COMPOSITE_HEAD: u64 = #ach;
+        /// The KV section starts at a multiple of this.
+        pub const KV_ALIGNMENT: u64 = #ka;
+        /// The index section starts at a multiple of this.
+        pub const INDEX_ALIGNMENT: u64 = #ia;
+    });
+    let resolutions: Vec<_> = spec
+        .resolutions
+        .iter()
+        .map(|r| {
+            let (id, point, decision) = (r.id.as_str(), r.point.as_str(), r.decision.as_str());
+            quote!((#id, #point, #decision))
+        })
+        .collect();
+    out.extend(quote! {
+        /// Every resolution: `(id, point, decision)`.
+        pub const RESOLUTIONS: &[(&str, &str, &str)] = &[#(#resolutions),*];
+    });
+    out
+}

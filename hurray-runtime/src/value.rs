@@ -1,0 +1,161 @@
+//! A small reflection value every generated owned structure converts to and from. The CLI
+//! maps it to JSON; the compatibility tests walk it.
+
+use std::fmt;
+
+/// A structure's fields by spec name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    UInt(u64),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    Array(Vec<Value>),
+    Object(Vec<(String, Value)>),
+    /// A field appended after the data's (or the reader's) version: the documented default (R4).
+    Defaulted(Box<Value>),
+    /// Bytes inside a length-prefixed structure that the reader's version does not define (CD2).
+    Skipped(Vec<u8>),
+}
+
+impl Value {
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Object(v) => v.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::UInt(v) => Some(*v),
+            Value::Int(v) => u64::try_from(*v).ok(),
+            Value::Defaulted(v) => v.as_u64(),
+            _ => None,
+        }
+    }
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(v) => Some(*v),
+            Value::UInt(v) => i64::try_from(*v).ok(),
+            Value::Defaulted(v) => v.as_i64(),
+            _ => None,
+        }
+    }
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Float(v) => Some(*v),
+            Value::UInt(v) => Some(*v as f64),
+            Value::Int(v) => Some(*v as f64),
+            Value::Defaulted(v) => v.as_f64(),
+            _ => None,
+        }
+    }
+}
+
+/// Why a value does not convert back into a structure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueError {
+    /// Dotted path of the offending field.
+    pub path: String,
+    pub message: String,
+}
+
+impl ValueError {
+    pub fn new(path: &str, message: impl Into<String>) -> ValueError {
+        ValueError { path: path.to_string(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+/// Helpers the generated `from_value` code calls.
+pub mod de {
+    use super::{Value, ValueError};
+    use crate::wire::{Scalar, TagSpace, TagValue};
+
+    /// The field `key` of an object (absent fields are errors).
+    pub fn field<'v>(v: &'v Value, path: &str, key: &str) -> Result<&'v Value, ValueError> {
+        match v {
+            Value::Object(_) => v.get(key).ok_or_else(|| ValueError::new(&format!("{path}.{key}"), "missing")),
+            _ => Err(ValueError::new(path, "expected an object")),
+        }
+    }
+
+    /// An optional field: absent and null are both `None`; a `Defaulted` value is `None` too.
+    pub fn opt<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+        match v.get(key) {
+            None | Some(Value::Null) | Some(Value::Defaulted(_)) => None,
+            Some(x) => Some(x),
+        }
+    }
+
+    /// An integer scalar of type `T`.
+    pub fn int<T: Scalar + TryFrom<i128>>(v: &Value, path: &str) -> Result<T, ValueError> {
+        let n: i128 = match v {
+            Value::UInt(n) => *n as i128,
+            Value::Int(n) => *n as i128,
+            Value::Defaulted(b) => return int(b, path),
+            _ => return Err(ValueError::new(path, "expected an integer")),
+        };
+        T::try_from(n).map_err(|_| ValueError::new(path, format!("{n} is out of range")))
+    }
+
+    pub fn f32(v: &Value, path: &str) -> Result<f32, ValueError> {
+        match v {
+            Value::Float(x) => Ok(*x as f32),
+            Value::UInt(n) => Ok(*n as f32),
+            Value::Int(n) => Ok(*n as f32),
+            Value::Defaulted(b) => f32(b, path),
+            _ => Err(ValueError::new(path, "expected a number")),
+        }
+    }
+
+    pub fn f64(v: &Value, path: &str) -> Result<f64, ValueError> {
+        v.as_f64().ok_or_else(|| ValueError::new(path, "expected a number"))
+    }
+
+    pub fn tag<T: TagSpace>(v: &Value, path: &str) -> Result<TagValue<T>, ValueError> {
+        match v {
+            Value::Str(name) => T::from_name(name).map(TagValue::new).ok_or_else(|| ValueError::new(path, format!("`{name}` is not a {} value", T::NAME))),
+            _ => Ok(TagValue::from_raw(int::<u32>(v, path)?)),
+        }
+    }
+
+    pub fn bytes(v: &Value, path: &str) -> Result<Vec<u8>, ValueError> {
+        match v {
+            Value::Bytes(b) => Ok(b.clone()),
+            Value::Array(a) => a.iter().enumerate().map(|(i, x)| int::<u8>(x, &format!("{path}[{i}]"))).collect(),
+            _ => Err(ValueError::new(path, "expected bytes")),
+        }
+    }
+
+    pub fn string(v: &Value, path: &str) -> Result<String, ValueError> {
+        match v {
+            Value::Str(s) => Ok(s.clone()),
+            _ => Err(ValueError::new(path, "expected a string")),
+        }
+    }
+
+    pub fn array<'v>(v: &'v Value, path: &str) -> Result<&'v [Value], ValueError> {
+        match v {
+            Value::Array(a) => Ok(a),
+            _ => Err(ValueError::new(path, "expected an array")),
+        }
+    }
+
+    /// Skipped bytes recorded under `skipped`, if any.
+    pub fn skipped(v: &Value) -> Vec<u8> {
+        match v.get("skipped") {
+            Some(Value::Skipped(b)) | Some(Value::Bytes(b)) => b.clone(),
+            _ => Vec::new(),
+        }
+    }
+}

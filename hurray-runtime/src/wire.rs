@@ -1,0 +1,366 @@
+//! Wire primitives the generated code is written against: little-endian scalars, borrowed
+//! arrays, a bounds-checked reader, typed tag and flag values, and read-or-defaulted fields.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use crate::error::Error;
+use crate::generated::axes::Axis;
+use crate::generated::rules::Rule;
+use crate::version::Version;
+
+/// A fixed-size little-endian scalar.
+pub trait Scalar: Copy + fmt::Debug + PartialEq + 'static {
+    const SIZE: usize;
+    /// Read from exactly `SIZE` bytes.
+    fn from_le(b: &[u8]) -> Self;
+    /// Append the little-endian encoding.
+    fn put(self, out: &mut Vec<u8>);
+    /// Widen to i128 for comparisons (floats: their integer part; never used for floats).
+    fn as_i128(self) -> i128;
+}
+
+macro_rules! scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            #[inline]
+            fn from_le(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..std::mem::size_of::<$t>()]);
+                <$t>::from_le_bytes(a)
+            }
+            #[inline]
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            #[inline]
+            #[allow(clippy::cast_lossless, clippy::unnecessary_cast)]
+            fn as_i128(self) -> i128 {
+                self as i128
+            }
+        }
+    )*};
+}
+scalar!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
+
+/// Read a scalar at a byte offset of a slice the caller has already bounds-checked.
+#[inline]
+pub fn read<T: Scalar>(bytes: &[u8], offset: usize) -> T {
+    T::from_le(&bytes[offset..offset + T::SIZE])
+}
+
+/// A borrowed array of little-endian scalars; no allocation, no alignment requirement.
+#[derive(Clone, Copy, PartialEq)]
+pub struct Array<'a, T> {
+    bytes: &'a [u8],
+    _t: PhantomData<T>,
+}
+
+impl<'a, T: Scalar> Array<'a, T> {
+    /// An array over `bytes`, whose length is a multiple of `T::SIZE`.
+    pub fn new(bytes: &'a [u8]) -> Array<'a, T> {
+        debug_assert_eq!(bytes.len() % T::SIZE, 0);
+        Array { bytes, _t: PhantomData }
+    }
+    pub fn len(&self) -> usize {
+        self.bytes.len() / T::SIZE
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    pub fn get(&self, i: usize) -> Option<T> {
+        (i < self.len()).then(|| read(self.bytes, i * T::SIZE))
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
+        let bytes = self.bytes;
+        (0..bytes.len() / T::SIZE).map(move |i| read(bytes, i * T::SIZE))
+    }
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+    pub fn to_vec(&self) -> Vec<T> {
+        self.iter().collect()
+    }
+}
+
+impl<T: Scalar> fmt::Debug for Array<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+/// A field appended after its structure's first version: read from the data, or the
+/// documented default because the data (or the reader) predates it (R4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Field<T> {
+    Read(T),
+    Defaulted(T),
+}
+
+impl<T: Copy> Field<T> {
+    pub fn value(self) -> T {
+        match self {
+            Field::Read(v) | Field::Defaulted(v) => v,
+        }
+    }
+    pub fn is_defaulted(self) -> bool {
+        matches!(self, Field::Defaulted(_))
+    }
+}
+
+/// Where an unknown value falls in its tag space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TagClass<T> {
+    /// Allocated by the spec this build was generated from.
+    Known(T),
+    /// In a public range but not allocated (at this build's version).
+    UnallocatedPublic { tier: Option<u8> },
+    /// In a range reserved for future versions.
+    Reserved,
+    /// In an implementation-private range.
+    Private,
+    /// Never valid.
+    Invalid,
+}
+
+/// A value that is not an allocated tag of its space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownTag {
+    pub space: &'static str,
+    pub value: u32,
+    pub class: TagClass<()>,
+}
+
+impl fmt::Display for UnknownTag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.class {
+            TagClass::Known(()) => "allocated",
+            TagClass::UnallocatedPublic { .. } => "an unallocated public",
+            TagClass::Reserved => "a reserved",
+            TagClass::Private => "an implementation-private",
+            TagClass::Invalid => "an invalid",
+        };
+        write!(f, "{:#04x} is {what} {} value", self.value, self.space)
+    }
+}
+
+impl std::error::Error for UnknownTag {}
+
+/// A generated tag space.
+pub trait TagSpace: Copy + fmt::Debug + PartialEq + Eq + 'static {
+    /// The space's name in the spec.
+    const NAME: &'static str;
+    /// The axis that versions its allocations.
+    const AXIS: Axis;
+    /// Rules broken by an invalid, an unknown public or reserved, and an unagreed private value.
+    const REJECT_INVALID: Rule;
+    const REJECT_UNKNOWN: Rule;
+    const REJECT_PRIVATE: Rule;
+    /// Every allocated value.
+    const ALL: &'static [Self];
+    fn classify(raw: u32) -> TagClass<Self>;
+    fn value(self) -> u32;
+    fn name(self) -> &'static str;
+    fn title(self) -> &'static str;
+    fn since(self) -> Version;
+    fn deprecated_since(self) -> Option<Version>;
+    fn replacement(self) -> Option<Self>;
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|t| t.name() == name)
+    }
+    /// The typed value, or why it is not one.
+    fn lookup(raw: u32) -> Result<Self, UnknownTag> {
+        match Self::classify(raw) {
+            TagClass::Known(t) => Ok(t),
+            TagClass::UnallocatedPublic { tier } => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::UnallocatedPublic { tier } }),
+            TagClass::Reserved => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::Reserved }),
+            TagClass::Private => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::Private }),
+            TagClass::Invalid => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::Invalid }),
+        }
+    }
+}
+
+/// A tag field's raw value, typed by its space. Reading never fails; `get` says whether the
+/// value is allocated.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TagValue<T> {
+    raw: u32,
+    _t: PhantomData<T>,
+}
+
+impl<T: TagSpace> TagValue<T> {
+    pub const fn from_raw(raw: u32) -> TagValue<T> {
+        TagValue { raw, _t: PhantomData }
+    }
+    pub fn new(tag: T) -> TagValue<T> {
+        TagValue::from_raw(tag.value())
+    }
+    pub fn raw(self) -> u32 {
+        self.raw
+    }
+    pub fn get(self) -> Result<T, UnknownTag> {
+        T::lookup(self.raw)
+    }
+    pub fn class(self) -> TagClass<T> {
+        T::classify(self.raw)
+    }
+    /// The allocated name, if any.
+    pub fn name(self) -> Option<&'static str> {
+        self.get().ok().map(T::name)
+    }
+}
+
+impl<T: TagSpace> From<T> for TagValue<T> {
+    fn from(t: T) -> Self {
+        TagValue::new(t)
+    }
+}
+
+impl<T: TagSpace> fmt::Debug for TagValue<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.get() {
+            Ok(t) => write!(f, "{}({:#04x})", t.name(), self.raw),
+            Err(_) => write!(f, "{}({:#04x})", T::NAME, self.raw),
+        }
+    }
+}
+
+/// A generated flag set.
+pub trait FlagSet: Copy + fmt::Debug + PartialEq + Eq + 'static {
+    const NAME: &'static str;
+    const AXIS: Axis;
+    /// Every allocated bit.
+    const ALLOCATED: u64;
+    /// The rule a set reserved bit breaks.
+    const RULE: Rule;
+    fn from_bits(bits: u64) -> Self;
+    fn bits(self) -> u64;
+    /// Bits allocated at or before `v`.
+    fn known_at(v: Version) -> u64;
+    /// The name of an allocated bit.
+    fn bit_name(bit: u32) -> Option<&'static str>;
+    /// Bits deprecated with a non-deprecated equivalent (W3).
+    fn deprecated_mask() -> u64;
+    fn contains(self, other: Self) -> bool {
+        self.bits() & other.bits() == other.bits()
+    }
+}
+
+/// A bounds-checked cursor over part of the input. Offsets in errors are absolute.
+#[derive(Debug)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    base: u64,
+    bound: Rule,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `bytes`, which start at absolute offset `base`; reading past the end
+    /// breaks `bound`.
+    pub fn new(bytes: &'a [u8], base: u64, bound: Rule) -> Reader<'a> {
+        Reader { bytes, pos: 0, base, bound }
+    }
+    /// Absolute offset of the next byte.
+    pub fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+    pub fn bound(&self) -> Rule {
+        self.bound
+    }
+    #[cold]
+    fn short(&self, need: u64, what: &str) -> Error {
+        Error::new(self.bound, self.offset(), format!("{what} needs {need} byte(s) but only {} remain", self.remaining()))
+    }
+    /// Take `n` bytes.
+    pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], Error> {
+        if n > self.remaining() as u64 {
+            return Err(self.short(n, what));
+        }
+        let n = n as usize;
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    /// Take one scalar.
+    pub fn scalar<T: Scalar>(&mut self, what: &str) -> Result<T, Error> {
+        Ok(T::from_le(self.take(T::SIZE as u64, what)?))
+    }
+    /// Take `count` scalars; the count is checked against the bytes that remain before anything
+    /// is touched.
+    pub fn array<T: Scalar>(&mut self, count: u64, what: &str) -> Result<Array<'a, T>, Error> {
+        let n = count.checked_mul(T::SIZE as u64).ok_or_else(|| self.short(u64::MAX, what))?;
+        Ok(Array::new(self.take(n, what)?))
+    }
+    /// Read a scalar `at` bytes ahead without consuming.
+    pub fn peek<T: Scalar>(&self, at: usize, what: &str) -> Result<T, Error> {
+        if at + T::SIZE > self.remaining() {
+            return Err(self.short((at + T::SIZE) as u64, what));
+        }
+        Ok(read(self.bytes, self.pos + at))
+    }
+    /// A reader over the next `n` bytes, which breaks `bound` when read past.
+    pub fn sub(&mut self, n: u64, bound: Rule, what: &str) -> Result<Reader<'a>, Error> {
+        let base = self.offset();
+        let bytes = self.take(n, what)?;
+        Ok(Reader::new(bytes, base, bound))
+    }
+    /// Everything that remains.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let s = &self.bytes[self.pos..];
+        self.pos = self.bytes.len();
+        s
+    }
+    /// The bytes consumed since position `start` (a value of [`Reader::pos`]).
+    pub fn since(&self, start: usize) -> &'a [u8] {
+        &self.bytes[start..self.pos]
+    }
+    /// The current position within this reader's bytes.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+}
+
+/// A view of a fixed-size structure that can be rebuilt from its bytes alone (all its fields
+/// sit at constant offsets).
+pub trait FixedView<'a>: Copy {
+    const SIZE: usize;
+    fn at(bytes: &'a [u8], offset: u64) -> Self;
+}
+
+/// A borrowed sequence of fixed-size structures, already validated.
+#[derive(Clone, Copy)]
+pub struct FixedSeq<'a, V> {
+    bytes: &'a [u8],
+    offset: u64,
+    _v: PhantomData<V>,
+}
+
+impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
+    pub fn new(bytes: &'a [u8], offset: u64) -> FixedSeq<'a, V> {
+        FixedSeq { bytes, offset, _v: PhantomData }
+    }
+    pub fn len(&self) -> usize {
+        self.bytes.len() / V::SIZE
+    }
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+    pub fn get(&self, i: usize) -> Option<V> {
+        (i < self.len()).then(|| V::at(&self.bytes[i * V::SIZE..(i + 1) * V::SIZE], self.offset + (i * V::SIZE) as u64))
+    }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = V> + 'a {
+        let (bytes, offset) = (self.bytes, self.offset);
+        (0..bytes.len() / V::SIZE).map(move |i| V::at(&bytes[i * V::SIZE..(i + 1) * V::SIZE], offset + (i * V::SIZE) as u64))
+    }
+}
+
+impl<'a, V: FixedView<'a> + fmt::Debug> fmt::Debug for FixedSeq<'a, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
