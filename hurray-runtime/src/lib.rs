@@ -5,8 +5,11 @@
 //! they are written against ([`wire`], [`ctx`]), and the semantic layer that enforces the
 //! rules tables cannot state.
 
+pub mod contract;
 pub mod ctx;
+pub mod descriptor;
 pub mod error;
+pub mod semantic;
 pub mod value;
 pub mod version;
 pub mod wire;

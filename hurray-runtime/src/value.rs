@@ -111,6 +111,7 @@ pub mod de {
     pub fn f32(v: &Value, path: &str) -> Result<f32, ValueError> {
         match v {
             Value::Float(x) => Ok(*x as f32),
+            Value::Str(s) => s.strip_prefix("f32:").and_then(|h| u32::from_str_radix(h, 16).ok()).map(f32::from_bits).ok_or_else(|| ValueError::new(path, "expected a number or \"f32:<hex bits>\"")),
             Value::UInt(n) => Ok(*n as f32),
             Value::Int(n) => Ok(*n as f32),
             Value::Defaulted(b) => f32(b, path),
@@ -119,7 +120,10 @@ pub mod de {
     }
 
     pub fn f64(v: &Value, path: &str) -> Result<f64, ValueError> {
-        v.as_f64().ok_or_else(|| ValueError::new(path, "expected a number"))
+        match v {
+            Value::Str(s) => s.strip_prefix("f64:").and_then(|h| u64::from_str_radix(h, 16).ok()).map(f64::from_bits).ok_or_else(|| ValueError::new(path, "expected a number or \"f64:<hex bits>\"")),
+            _ => v.as_f64().ok_or_else(|| ValueError::new(path, "expected a number")),
+        }
     }
 
     pub fn tag<T: TagSpace>(v: &Value, path: &str) -> Result<TagValue<T>, ValueError> {
@@ -131,7 +135,8 @@ pub mod de {
 
     pub fn bytes(v: &Value, path: &str) -> Result<Vec<u8>, ValueError> {
         match v {
-            Value::Bytes(b) => Ok(b.clone()),
+            Value::Bytes(b) | Value::Skipped(b) => Ok(b.clone()),
+            Value::Str(s) => super::hex_decode(s).ok_or_else(|| ValueError::new(path, "expected hex bytes")),
             Value::Array(a) => a.iter().enumerate().map(|(i, x)| int::<u8>(x, &format!("{path}[{i}]"))).collect(),
             _ => Err(ValueError::new(path, "expected bytes")),
         }
@@ -158,4 +163,18 @@ pub mod de {
             _ => Vec::new(),
         }
     }
+}
+
+/// Lowercase hex without separators.
+pub fn hex_encode(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Hex digits, spaces allowed.
+pub fn hex_decode(s: &str) -> Option<Vec<u8>> {
+    let c: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if c.len() % 2 != 0 {
+        return None;
+    }
+    c.chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok()).collect()
 }

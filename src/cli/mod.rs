@@ -7,6 +7,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
+mod decode;
+mod file;
+mod json;
+mod summary;
 
 #[derive(Debug, Parser)]
 #[command(name = "hurray-spec", version, about = "The Hurray format's machine-readable spec: check it, and decode or encode Hurray data")]
@@ -36,6 +40,29 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: OutputFormat,
     },
+    /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
+    Decode {
+        /// Print the JSON contract instead of a summary.
+        #[arg(long)]
+        json: bool,
+        /// Accept unknown type tags, schemes and private values where the spec allows, marking
+        /// the data not dereferenceable (RES-8, RES-9).
+        #[arg(long)]
+        permissive: bool,
+        /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
+        #[arg(long = "reader", value_name = "AXIS=VERSION")]
+        readers: Vec<String>,
+        file: PathBuf,
+    },
+    /// Encode the JSON `decode --json` prints for a descriptor back to bytes, byte for byte.
+    Encode {
+        json_file: PathBuf,
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// Write the bytes even if a reader would reject them (for crafting test vectors).
+        #[arg(long)]
+        unchecked: bool,
+    },
 }
 
 pub fn run() -> ExitCode {
@@ -49,6 +76,8 @@ pub fn run() -> ExitCode {
     };
     match cli.command {
         Command::Check { spec, against, format } => check::run(&spec, against.as_deref(), format.into()),
+        Command::Decode { json, permissive, readers, file } => decode::run(&file, json, permissive, &readers),
+        Command::Encode { json_file, output, unchecked } => decode::encode(&json_file, &output, unchecked),
     }
 }
 

@@ -1,0 +1,772 @@
+//! The semantic layer: the descriptor rules of descriptor.md, layouts.md and quantization.md
+//! that the spec tables cannot state, applied to a structurally parsed [`DescriptorView`].
+//! Each check names the rule ids it enforces; the rule's action (from `spec/rules`) decides
+//! between rejection and a permissive acceptance.
+
+pub mod data;
+pub mod elements;
+
+use crate::ctx::Ctx;
+use crate::error::Error;
+use crate::generated::flags::{ComputedMask, DescriptorFlags};
+use crate::generated::rules::Rule;
+use crate::generated::tags::{BlockTableIndexType, CombineOp, CompositionRule, Device, ElementKind, ElementType, Layout, LayoutClass, MemoryClass, Scheme, SyncMode};
+use crate::structures::{BufferHandleView, DescriptorView, LayoutVariantView, SchemeVariantView};
+use crate::wire::{FixedSeq, TagClass, TagSpace};
+use elements::{DYNAMIC, ElementSize, element_count};
+
+/// The layout of a descriptor as the semantic layer sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayoutKind {
+    Known(Layout),
+    /// An implementation-private extension layout (0xF0–0xFE).
+    Private(u32),
+}
+
+/// A parameter buffer a quantization scheme references.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub index: u32,
+    /// Absolute offset of the index field, for errors.
+    pub at: u64,
+}
+
+/// What the checks need to know about a descriptor, computed once.
+#[derive(Debug)]
+pub struct Facts<'v, 'a> {
+    pub v: &'v DescriptorView<'a>,
+    pub rank: u64,
+    pub shape: Vec<u64>,
+    /// Element count; `None` when a dimension is dynamic (SHP-3, RES-36).
+    pub count: Option<u128>,
+    /// How elements occupy bytes; `None` for a type this reader cannot size.
+    pub elem: Option<ElementSize>,
+    pub type_tag: u32,
+    pub layout: LayoutKind,
+    pub flags: DescriptorFlags,
+    pub buffers: FixedSeq<'a, BufferHandleView<'a>>,
+    /// The known scheme of a quantized descriptor.
+    pub scheme: Option<Scheme>,
+    pub params: Vec<Param>,
+}
+
+impl<'v, 'a> Facts<'v, 'a> {
+    pub fn new(v: &'v DescriptorView<'a>) -> Facts<'v, 'a> {
+        let h = v.fixed_header();
+        let shape: Vec<u64> = v.shape().iter().collect();
+        let type_tag = h.type_tag().raw();
+        let elem = match ElementType::classify(type_tag) {
+            TagClass::Known(t) => Some(ElementSize::of(t)),
+            _ => v.extension_type().and_then(|e| ElementSize::from_extension(e.bit_width())),
+        };
+        let layout = match Layout::classify(h.layout_tag().raw()) {
+            TagClass::Known(l) => LayoutKind::Known(l),
+            _ => LayoutKind::Private(h.layout_tag().raw()),
+        };
+        let (scheme, params) = match v.quantization() {
+            Some(q) => scheme_params(&q.payload()),
+            None => (None, Vec::new()),
+        };
+        Facts {
+            v,
+            rank: u64::from(h.rank()),
+            count: element_count(shape.iter().copied()),
+            shape,
+            elem,
+            type_tag,
+            layout,
+            flags: h.flags(),
+            buffers: v.buffer_table().buffers(),
+            scheme,
+            params,
+        }
+    }
+
+    fn buffer(&self, i: u64) -> Option<BufferHandleView<'a>> {
+        self.buffers.get(usize::try_from(i).ok()?)
+    }
+
+    fn layout_tag_at(&self) -> u64 {
+        self.v.fixed_header().offset() + crate::structures::FixedHeaderView::OFFSET_LAYOUT_TAG as u64
+    }
+
+    fn rank_at(&self) -> u64 {
+        self.v.fixed_header().offset() + crate::structures::FixedHeaderView::OFFSET_RANK as u64
+    }
+
+    fn buffer_count_at(&self) -> u64 {
+        self.v.buffer_table().offset()
+    }
+
+    fn byte_size_at(&self, i: u64) -> u64 {
+        self.buffer(i).map_or(self.buffer_count_at(), |b| b.byte_size_at())
+    }
+
+    /// The layout's own buffers, before the quantization parameter buffers.
+    pub fn layout_buffers(&self) -> u64 {
+        match self.layout {
+            LayoutKind::Known(l) => l.layout_buffers(self.rank),
+            LayoutKind::Private(_) => 1,
+        }
+    }
+
+    /// The layout's class, when known.
+    pub fn class(&self) -> Option<LayoutClass> {
+        match self.layout {
+            LayoutKind::Known(l) => Some(l.class()),
+            LayoutKind::Private(_) => None,
+        }
+    }
+}
+
+/// The scheme and parameter buffer indices of a quantization payload, read through the
+/// scheme's `parameters` table (tags/scheme.toml).
+fn scheme_params(p: &SchemeVariantView<'_>) -> (Option<Scheme>, Vec<Param>) {
+    let scheme = match Scheme::classify(p.tag()) {
+        TagClass::Known(s) => s,
+        _ => return (None, Vec::new()),
+    };
+    let (flags, fields): (u16, Vec<(&str, u32, u64)>) = match p {
+        SchemeVariantView::PerTensorAffine(x) => (x.header().flags(), Vec::new()),
+        SchemeVariantView::PerChannelAffine(x) => (
+            x.header().flags(),
+            vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at()), ("zero_point_buffer_index", x.zero_point_buffer_index(), x.zero_point_buffer_index_at())],
+        ),
+        SchemeVariantView::PerBlockAffine(x) => (
+            x.header().flags(),
+            vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at()), ("zero_point_buffer_index", x.zero_point_buffer_index(), x.zero_point_buffer_index_at())],
+        ),
+        SchemeVariantView::Nf4(x) => (x.header().flags(), vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at())]),
+        SchemeVariantView::Mxfp(x) => (x.header().flags(), vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at())]),
+        SchemeVariantView::Private(..) | SchemeVariantView::Opaque(..) => return (None, Vec::new()),
+    };
+    let mut params = Vec::new();
+    for (name, field, unless) in scheme.parameters() {
+        if unless.is_some_and(|m| u64::from(flags) & m != 0) {
+            continue;
+        }
+        if let Some((_, index, at)) = fields.iter().find(|(f, _, _)| f == field) {
+            params.push(Param { name, index: *index, at: *at });
+        }
+    }
+    (Some(scheme), params)
+}
+
+/// Apply every descriptor-level semantic rule.
+pub fn check_descriptor(v: &DescriptorView<'_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let f = Facts::new(v);
+    if f.count.is_none() {
+        // RES-36: nothing is computed from a dynamic dimension; the data cannot be
+        // dereferenced until it is resolved.
+        ctx.mark_not_dereferenceable();
+    }
+    header(&f, ctx)?;
+    byte_offset(&f, ctx)?;
+    buffer_count(&f, ctx)?;
+    handles(&f, ctx)?;
+    layout_rules(&f, ctx)?;
+    quantization(&f, ctx)?;
+    sections(&f, ctx)?;
+    Ok(())
+}
+
+/// FLG-2, LAY-3/CM-1/EX-5 (rank 0), LAY-4 and the per-layout rank rules, CH-10, CH-11.
+fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let h = f.v.fixed_header();
+    let private_type = matches!(ElementType::classify(f.type_tag), TagClass::Private);
+    let has_ext = f.flags.has(DescriptorFlags::HAS_EXTENSION_TYPE);
+    if private_type != has_ext {
+        ctx.violation(
+            Rule::Flg2,
+            h.flags_at(),
+            if private_type { format!("private type tag {:#04x} without HAS_EXTENSION_TYPE", f.type_tag) } else { format!("HAS_EXTENSION_TYPE with non-private type tag {:#04x}", f.type_tag) },
+        )?;
+    }
+    if f.rank == 0 && f.layout != LayoutKind::Known(Layout::RowMajor) {
+        let rule = match f.layout {
+            LayoutKind::Known(Layout::ColumnMajor) => Rule::Cm1,
+            LayoutKind::Private(_) => Rule::Ex5,
+            _ => Rule::Lay3,
+        };
+        ctx.violation(rule, f.layout_tag_at(), "rank 0 (a scalar) is allowed only with row-major layout")?;
+    }
+    if let LayoutKind::Known(l) = f.layout {
+        let (lo, hi) = l.rank_range();
+        if f.rank < u64::from(lo) || f.rank > u64::from(hi) {
+            let rule = match l {
+                Layout::Strided => Rule::St1,
+                Layout::Tiled => Rule::Tl1,
+                Layout::Morton => Rule::Mo1,
+                Layout::Coo => Rule::Co1,
+                Layout::Csr => Rule::Cr1,
+                Layout::Csc => Rule::Cc1,
+                Layout::Csf => Rule::Cf1,
+                Layout::BlockPaged => Rule::Bp1,
+                Layout::Hilbert => Rule::Hi3,
+                Layout::ColumnMajor => Rule::Cm1,
+                _ => Rule::Lay4,
+            };
+            ctx.violation(rule, f.rank_at(), format!("rank {} is outside {}'s range {lo}..={hi}", f.rank, l.name()))?;
+        }
+        if l == Layout::Composite {
+            if f.flags.has(DescriptorFlags::HAS_COMPOSITE_MEMBER) {
+                ctx.violation(Rule::Ch10, h.flags_at(), "a composite head sets HAS_COMPOSITE_MEMBER")?;
+            }
+            if f.flags.has(DescriptorFlags::HAS_QUANTIZATION) {
+                ctx.violation(Rule::Ch11, h.flags_at(), "a composite head sets HAS_QUANTIZATION")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// OFS-1, OFS-2 and their per-layout restatements (RM-2, CO-3, CR-3, CC-3, CF-3, BP-3, CH-2).
+fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let off = f.v.byte_offset();
+    let at = f.v.byte_offset_at();
+    let LayoutKind::Known(l) = f.layout else { return Ok(()) };
+    if l.byte_offset_zero() {
+        if off != 0 {
+            let rule = match l {
+                Layout::Coo => Rule::Co3,
+                Layout::Csr => Rule::Cr3,
+                Layout::Csc => Rule::Cc3,
+                Layout::Csf => Rule::Cf3,
+                Layout::BlockPaged => Rule::Bp3,
+                Layout::Composite => Rule::Ch2,
+                _ => Rule::Ofs2,
+            };
+            ctx.violation(rule, at, format!("byte_offset is {off}; {} requires 0", l.name()))?;
+        }
+    } else if let Some(b0) = f.buffer(0) {
+        if off > b0.byte_size() {
+            let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) { Rule::Rm2 } else { Rule::Ofs1 };
+            ctx.violation(rule, at, format!("byte_offset {off} exceeds buffer 0's byte_size {}", b0.byte_size()))?;
+        }
+    }
+    Ok(())
+}
+
+/// BUF-1…BUF-6 and the per-layout counts (RM-1, CO-2, CR-2, CC-2, CF-2, BP-2, CH-1), with
+/// RES-33 (parameter buffers follow every layout's own) and RES-37 (a shared entry counts
+/// once). Also P1, P2 (BUF-8, PC-3), and the BP-13 scheme restriction.
+fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let count = f.buffers.len() as u64;
+    let at = f.buffer_count_at();
+    let layout_buffers = f.layout_buffers();
+    let mut distinct: Vec<u32> = f.params.iter().map(|p| p.index).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let quantized = f.flags.has(DescriptorFlags::HAS_QUANTIZATION);
+    let opaque_quant = quantized && f.scheme.is_none();
+    let expected = layout_buffers + distinct.len() as u64;
+    let rule = match f.layout {
+        LayoutKind::Known(Layout::RowMajor | Layout::ColumnMajor) => Rule::Rm1,
+        LayoutKind::Known(Layout::Coo) => Rule::Co2,
+        LayoutKind::Known(Layout::Csr) => Rule::Cr2,
+        LayoutKind::Known(Layout::Csc) => Rule::Cc2,
+        LayoutKind::Known(Layout::Csf) => Rule::Cf2,
+        LayoutKind::Known(Layout::BlockPaged) => Rule::Bp2,
+        LayoutKind::Known(Layout::Composite) => Rule::Ch1,
+        LayoutKind::Known(_) if quantized => Rule::Buf4,
+        LayoutKind::Known(_) => Rule::Buf3,
+        LayoutKind::Private(_) => Rule::Buf2,
+    };
+    match f.layout {
+        LayoutKind::Private(_) => {
+            if count < 1 {
+                ctx.violation(Rule::Buf2, at, "an extension layout has at least one buffer")?;
+            }
+        }
+        // A scheme this reader does not know (permissive): its parameter buffers are unknown.
+        _ if opaque_quant => {
+            if count < layout_buffers {
+                ctx.violation(rule, at, format!("buffer_count {count} is below the layout's {layout_buffers} buffers"))?;
+            }
+        }
+        _ => {
+            if count != expected {
+                ctx.violation(rule, at, format!("buffer_count is {count}; the layout needs {layout_buffers} buffer(s) plus {} parameter buffer(s)", distinct.len()))?;
+            }
+        }
+    }
+    // P1, P2: parameter buffers follow the layout buffers and never alias the data buffer.
+    for p in &f.params {
+        if p.index == 0 {
+            let rule = match f.scheme {
+                Some(Scheme::PerChannelAffine) => Rule::Pc3,
+                _ => Rule::Buf8,
+            };
+            ctx.violation(rule, p.at, format!("{} buffer index 0 is the data buffer", p.name))?;
+        } else if u64::from(p.index) < layout_buffers {
+            ctx.violation(Rule::P1, p.at, format!("{} buffer index {} is one of the layout's {layout_buffers} buffers", p.name, p.index))?;
+        }
+    }
+    Ok(())
+}
+
+/// BH-9, BH-10, BH-12, BH-13 (and BH-15 through the pair table), BH-14/BP-12/CF-14/P4.
+fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let mut first: Option<BufferHandleView<'_>> = None;
+    for b in f.buffers.iter() {
+        let dev = b.device_tag().raw();
+        let sync = b.sync_mode().raw();
+        let mem = b.memory_class().raw();
+        if dev == Device::Cpu.value() && sync != SyncMode::ProducerSynced.value() {
+            ctx.violation(Rule::Bh9, b.sync_mode_at(), format!("a CPU buffer has sync_mode {sync:#04x}; CPU buffers are producer-synced"))?;
+        }
+        if ctx.config.is_network() && sync != SyncMode::ProducerSynced.value() {
+            ctx.violation(Rule::Bh10, b.sync_mode_at(), "a buffer received over a network transport is not producer-synced")?;
+        }
+        let mem_name = match MemoryClass::classify(mem) {
+            TagClass::Known(m) => Some(m.name()),
+            TagClass::Private => Some("private"),
+            _ => None,
+        };
+        let allowed: &[&str] = match Device::classify(dev) {
+            TagClass::Known(d) => d.memory_classes(),
+            TagClass::Private => Device::PRIVATE_MEMORY_CLASSES,
+            _ => &[],
+        };
+        if let Some(m) = mem_name {
+            if m == "private" && !matches!(Device::classify(dev), TagClass::Private) {
+                ctx.violation(Rule::Bh12, b.memory_class_at(), format!("private memory class {mem:#04x} on non-private device {dev:#04x}"))?;
+            } else if !allowed.contains(&m) {
+                ctx.violation(Rule::Bh13, b.memory_class_at(), format!("memory class {m} is not valid on device {dev:#04x}"))?;
+            }
+        }
+        match first {
+            None => first = Some(b),
+            Some(a) => {
+                if a.device_tag().raw() != dev || a.memory_class().raw() != mem {
+                    let rule = match f.layout {
+                        LayoutKind::Known(Layout::BlockPaged) => Rule::Bp12,
+                        LayoutKind::Known(Layout::Csf) => Rule::Cf14,
+                        _ => Rule::Bh14,
+                    };
+                    ctx.violation(rule, b.device_tag_at(), format!("buffers differ in device ({:#04x} vs {dev:#04x}) or memory class ({:#04x} vs {mem:#04x})", a.device_tag().raw(), a.memory_class().raw()))?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn need(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, rule: Rule, buffer: u64, bytes: u128, exact: bool, what: &str) -> Result<(), Error> {
+    let Some(b) = f.buffer(buffer) else { return Ok(()) };
+    let have = u128::from(b.byte_size());
+    let ok = if exact { have == bytes } else { have >= bytes };
+    if !ok {
+        let relation = if exact { "exactly" } else { "at least" };
+        let need = if bytes > u128::from(u64::MAX) { "more than 2^64".to_string() } else { bytes.to_string() };
+        ctx.violation(rule, f.byte_size_at(buffer), format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation} {need}"))?;
+    }
+    Ok(())
+}
+
+/// Per-layout footprints and buffer sizes, and the layout-block rules tables cannot state.
+fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let lf = f.v.layout_fields();
+    let dense_count = padded_count(f);
+    match lf {
+        LayoutVariantView::RowMajor | LayoutVariantView::ColumnMajor => {
+            if let (Some(n), Some(e)) = (dense_count, f.elem) {
+                need(f, ctx, Rule::Rm3, 0, e.bytes_for(n).saturating_add(u128::from(f.v.byte_offset())), false, "data")?;
+            }
+        }
+        LayoutVariantView::Strided(s) => {
+            // ST-2…ST-4 (RES-26): the footprint formula, in elements; nothing for an empty tensor.
+            if f.count.is_some_and(|n| n > 0) {
+                if let Some(e) = f.elem {
+                    let (mut lo, mut hi): (i128, i128) = (0, 0);
+                    for (k, st) in s.strides().iter().enumerate() {
+                        let ext = i128::from(st) * (i128::from(f.shape[k]) - 1);
+                        if ext < 0 { lo += ext } else { hi += ext }
+                    }
+                    let range = (hi - lo + 1) as u128;
+                    let off = i128::from(f.v.byte_offset());
+                    let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
+                    match e.whole_bytes() {
+                        Some(w) => {
+                            let w = i128::from(w);
+                            if off + lo * w < 0 {
+                                ctx.violation(Rule::St2, f.v.byte_offset_at(), format!("byte_offset {off} leaves the lowest element {} bytes before buffer 0", -(off + lo * w)))?;
+                            } else if off.saturating_add((hi + 1).saturating_mul(w)) > size {
+                                ctx.violation(Rule::St3, f.v.byte_offset_at(), format!("the highest element ends at byte {}, past buffer 0's {size} bytes", off + (hi + 1) * w))?;
+                            }
+                        }
+                        None => {
+                            // Sub-byte types: bit-granular positions.
+                            let bits = match e {
+                                ElementSize::Packed { bits } => i128::from(bits),
+                                _ => 6,
+                            };
+                            if off * 8 + lo * bits < 0 {
+                                ctx.violation(Rule::St2, f.v.byte_offset_at(), "the lowest element lies before buffer 0")?;
+                            } else if (off * 8).saturating_add((hi + 1).saturating_mul(bits)) > size.saturating_mul(8) {
+                                ctx.violation(Rule::St3, f.v.byte_offset_at(), "the highest element lies past buffer 0")?;
+                            }
+                        }
+                    }
+                    need(f, ctx, Rule::St4, 0, e.bytes_for(range), false, "data")?;
+                }
+            }
+        }
+        LayoutVariantView::Tiled(t) => {
+            // TL-7 (RES-27): full tiles of the outermost level.
+            if let (Some(_), Some(e)) = (f.count, f.elem) {
+                let mut tiles: u128 = 1;
+                let mut per_tile: u128 = 1;
+                for (k, ts) in t.tile_shape().iter().enumerate() {
+                    let ts = u128::from(ts.max(1));
+                    tiles = tiles.saturating_mul(u128::from(f.shape[k]).div_ceil(ts));
+                    per_tile = per_tile.saturating_mul(ts);
+                }
+                need(f, ctx, Rule::Tl7, 0, e.bytes_for(tiles.saturating_mul(per_tile)), false, "data")?;
+            }
+        }
+        LayoutVariantView::Morton(m) => {
+            // MO-3, MO-4 with RES-28.
+            let bits: Vec<u32> = m.morton_bits().iter().collect();
+            for (k, b) in bits.iter().enumerate() {
+                let dim = f.shape[k];
+                if dim != DYNAMIC && *b < 64 && dim > (1u64 << b) {
+                    ctx.violation(Rule::Mo3, m.morton_bits_at() + 4 * k as u64, format!("shape[{k}] = {dim} exceeds 2^{b}"))?;
+                }
+            }
+            let total: u64 = bits.iter().map(|b| u64::from(*b)).sum();
+            let max = bits.iter().copied().max().unwrap_or(0) as u64;
+            if total > 62 || max * f.rank > total {
+                ctx.violation(Rule::Mo4, m.morton_bits_at(), format!("morton_bits {bits:?}: codes need {} bits but the buffer holds 2^{total} elements (RES-28)", max * f.rank))?;
+            } else if f.count.is_some_and(|n| n > 0) {
+                if let Some(e) = f.elem {
+                    need(f, ctx, Rule::Mo4, 0, e.bytes_for(1u128 << total), false, "data")?;
+                }
+            }
+        }
+        LayoutVariantView::Coo(c) => {
+            if let Some(e) = f.elem {
+                let nnz = u128::from(c.nnz());
+                need(f, ctx, Rule::Co8, 0, e.bytes_for(nnz), true, "values")?;
+            }
+            need(f, ctx, Rule::Co8, 1, u128::from(c.nnz()).saturating_mul(u128::from(f.rank)).saturating_mul(8), true, "indices")?;
+        }
+        LayoutVariantView::Csr(c) => compressed(f, ctx, c.nnz(), 0, Rule::Cr10)?,
+        LayoutVariantView::Csc(c) => compressed(f, ctx, c.nnz(), 1, Rule::Cc10)?,
+        LayoutVariantView::Csf(c) => {
+            // CF-5: mode_order is a permutation.
+            let mut seen = vec![false; f.rank as usize];
+            for (l, m) in c.mode_order().iter().enumerate() {
+                let ok = (m as usize) < seen.len() && !seen[m as usize];
+                if !ok {
+                    ctx.violation(Rule::Cf5, c.mode_order_at() + 4 * l as u64, format!("mode_order[{l}] = {m} repeats or is ≥ rank"))?;
+                    break;
+                }
+                seen[m as usize] = true;
+            }
+            if let Some(e) = f.elem {
+                need(f, ctx, Rule::Cf16, 0, e.bytes_for(u128::from(c.nnz())), true, "values")?;
+            }
+            need(f, ctx, Rule::Cf16, 1, 16, true, "pos_0")?;
+            need(f, ctx, Rule::Cf16, 2 * f.rank, u128::from(c.nnz()) * 8, true, "leaf crd")?;
+            for i in 1..=2 * f.rank {
+                if let Some(b) = f.buffer(i) {
+                    if b.byte_size() % 8 != 0 {
+                        ctx.violation(Rule::Cf16, b.byte_size_at(), format!("buffer {i} is not a whole number of u64"))?;
+                    }
+                }
+            }
+        }
+        LayoutVariantView::BlockPaged(p) => {
+            let ib = match BlockTableIndexType::classify(p.block_table_index_type().raw()) {
+                TagClass::Known(t) => t.index_bytes(),
+                _ => 4,
+            };
+            need(f, ctx, Rule::Bp22, 2, (u128::from(p.num_seqs()) + 1) * u128::from(ib), true, "seq_ptr")?;
+            if let Some(b) = f.buffer(1) {
+                if b.byte_size() % ib != 0 {
+                    ctx.violation(Rule::Bp22, b.byte_size_at(), format!("block_table is not a whole number of {ib}-byte entries"))?;
+                }
+            }
+            if let (Some(e), Some(&h), Some(&d)) = (f.elem, f.shape.get(1), f.shape.get(2)) {
+                if h != DYNAMIC && d != DYNAMIC {
+                    let n = u128::from(p.num_pages()).saturating_mul(u128::from(p.page_size())).saturating_mul(u128::from(h)).saturating_mul(u128::from(d));
+                    need(f, ctx, Rule::Bp23, 0, e.bytes_for(n), false, "page_pool")?;
+                }
+            }
+        }
+        LayoutVariantView::Composite(c) => {
+            // CH-5, CH-6 (CV-3 for unknown values is a table rule), CH-9.
+            if let (TagClass::Known(rule), TagClass::Known(op)) = (CompositionRule::classify(c.composition_rule().raw()), CombineOp::classify(c.combine_op().raw())) {
+                if !op.legal_with().contains(&rule.name()) {
+                    let r = if rule == CompositionRule::Overlay { Rule::Ch6 } else { Rule::Ch5 };
+                    ctx.violation(r, c.combine_op_at(), format!("combine_op {} is not legal with {}", op.name(), rule.name()))?;
+                }
+                if rule == CompositionRule::Overlay && c.member_count() == 0 {
+                    ctx.violation(Rule::Ch9, c.member_count_at(), "an overlay composite has no members")?;
+                }
+            }
+        }
+        LayoutVariantView::Hilbert(h) => {
+            // HI-1, HI-6.
+            let p = h.hilbert_order();
+            for (k, d) in f.shape.iter().enumerate() {
+                if p >= 64 || *d != 1u64 << p {
+                    ctx.violation(Rule::Hi1, f.v.shape_at() + 8 * k as u64, format!("shape[{k}] = {d} is not 2^hilbert_order = 2^{p}"))?;
+                    break;
+                }
+            }
+            if let Some(e) = f.elem {
+                let bits = u64::from(h.hilbert_rank()).saturating_mul(u64::from(p));
+                if bits < 127 {
+                    need(f, ctx, Rule::Hi6, 0, e.bytes_for(1u128 << bits), true, "data")?;
+                }
+            }
+        }
+        LayoutVariantView::Private(_, x) => {
+            // EX-1: an extension layout id needs an agreement.
+            if !ctx.config.is_extension_layout_agreed(x.extension_layout_id()) {
+                ctx.violation(Rule::Ex1, x.extension_layout_id_at(), format!("extension layout id {:#x} is not agreed with this reader", x.extension_layout_id()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CSR (`dim` 0) and CSC (`dim` 1) buffer sizes (CR-10, CC-10).
+fn compressed(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, nnz: u64, dim: usize, rule: Rule) -> Result<(), Error> {
+    if let Some(e) = f.elem {
+        need(f, ctx, rule, 0, e.bytes_for(u128::from(nnz)), true, "values")?;
+    }
+    need(f, ctx, rule, 1, u128::from(nnz) * 8, true, "indices")?;
+    if let Some(&n) = f.shape.get(dim) {
+        if n != DYNAMIC {
+            need(f, ctx, rule, 2, (u128::from(n) + 1) * 8, true, "pointers")?;
+        }
+    }
+    Ok(())
+}
+
+/// The element count a dense buffer must hold: the shape's, with the quantized axis
+/// rounded up to whole blocks for per-block affine and NF4 (RES-38, PB-12, NF-9).
+fn padded_count(f: &Facts<'_, '_>) -> Option<u128> {
+    let (axis, block) = match f.v.quantization().map(|q| q.payload()) {
+        Some(SchemeVariantView::PerBlockAffine(p)) => (p.axis(), p.block_size()),
+        Some(SchemeVariantView::Nf4(p)) => (p.axis(), p.block_size()),
+        _ => return f.count,
+    };
+    let mut n: u128 = 1;
+    for (k, d) in f.shape.iter().enumerate() {
+        if *d == DYNAMIC {
+            return None;
+        }
+        let d = u128::from(*d);
+        n = n.saturating_mul(if k as u64 == u64::from(axis) && block > 0 { d.div_ceil(u128::from(block)) * u128::from(block) } else { d });
+    }
+    Some(n)
+}
+
+/// Storage types, zero points, axis and block rules, parameter buffer sizes (PT, PC, PB,
+/// NF, MX rules), BP-13, and P3 shared buffers (RES-37).
+fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let Some(q) = f.v.quantization() else { return Ok(()) };
+    let payload = q.payload();
+    let Some(scheme) = f.scheme else { return Ok(()) };
+    // Storage type.
+    let storage_ok = match ElementType::classify(f.type_tag) {
+        TagClass::Known(t) => scheme.storage().contains(&t),
+        _ => false,
+    };
+    if !storage_ok {
+        let rule = match scheme {
+            Scheme::PerTensorAffine => Rule::Pt4,
+            Scheme::PerChannelAffine => Rule::Pc8,
+            Scheme::PerBlockAffine => Rule::Pb7,
+            Scheme::Nf4 => Rule::Nf6,
+            Scheme::Mxfp => Rule::Mx6,
+        };
+        ctx.violation(rule, f.v.fixed_header().type_tag_at(), format!("{} cannot quantize type tag {:#04x}", scheme.name(), f.type_tag))?;
+        return Ok(());
+    }
+    let storage = match ElementType::classify(f.type_tag) {
+        TagClass::Known(t) => t,
+        _ => return Ok(()),
+    };
+    let shape_at = |axis: u32| f.shape.get(axis as usize).copied();
+    match payload {
+        SchemeVariantView::PerTensorAffine(p) => {
+            if !zero_point_in_range(storage, i64::from(p.zero_point())) {
+                ctx.violation(Rule::Pt2, p.zero_point_at(), format!("zero_point {} is outside {}'s range", p.zero_point(), storage.name()))?;
+            }
+        }
+        SchemeVariantView::PerChannelAffine(p) => {
+            let Some(c) = shape_at(p.axis()) else { return Ok(()) };
+            if c == DYNAMIC {
+                ctx.violation(Rule::Pc6, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                return Ok(());
+            }
+            param_sizes(f, ctx, Rule::Pc7, u128::from(c), 4, 4)?;
+        }
+        SchemeVariantView::PerBlockAffine(p) => {
+            let Some(s) = shape_at(p.axis()) else { return Ok(()) };
+            if s == DYNAMIC {
+                ctx.violation(Rule::Pb5, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                return Ok(());
+            }
+            if s > 0 && u64::from(p.block_size()) > s {
+                ctx.violation(Rule::Pb3, p.block_size_at(), format!("block_size {} exceeds shape[{}] = {s}", p.block_size(), p.axis()))?;
+            }
+            let scale = match ElementType::classify(p.scale_type_tag().raw()) {
+                TagClass::Known(ElementType::Float16 | ElementType::Bfloat16) => 2,
+                _ => 4,
+            };
+            let blocks = num_blocks(f, p.axis(), p.block_size(), false);
+            if let Some(b) = blocks {
+                param_sizes(f, ctx, Rule::Pb6, b, scale, 4)?;
+            }
+            if let LayoutKind::Known(Layout::BlockPaged) = f.layout {
+                if let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields() {
+                    if p.axis() != 0 || p.block_size() != bp.page_size() {
+                        ctx.violation(Rule::Bp13, p.axis_at(), "paged per-block quantization needs axis 0 and block_size = page_size")?;
+                    }
+                }
+            }
+        }
+        SchemeVariantView::Nf4(p) => {
+            let Some(s) = shape_at(p.axis()) else { return Ok(()) };
+            if s == DYNAMIC {
+                ctx.violation(Rule::Nf4, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                return Ok(());
+            }
+            if s > 0 && u64::from(p.block_size()) > s {
+                ctx.violation(Rule::Nf3, p.block_size_at(), format!("block_size {} exceeds shape[{}] = {s}", p.block_size(), p.axis()))?;
+            }
+            if let Some(b) = num_blocks(f, p.axis(), p.block_size(), false) {
+                param_sizes(f, ctx, Rule::Nf5, b, 4, 4)?;
+            }
+        }
+        SchemeVariantView::Mxfp(p) => {
+            let Some(s) = shape_at(p.axis()) else { return Ok(()) };
+            if s == DYNAMIC {
+                ctx.violation(Rule::Mx4, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                return Ok(());
+            }
+            if s == 0 || p.block_size() == 0 || s % u64::from(p.block_size()) != 0 {
+                ctx.violation(Rule::Mx3, p.block_size_at(), format!("shape[{}] = {s} is not a positive multiple of block_size {}", p.axis(), p.block_size()))?;
+                return Ok(());
+            }
+            if let Some(b) = num_blocks(f, p.axis(), p.block_size(), true) {
+                param_sizes(f, ctx, Rule::Mx5, b, 1, 1)?;
+            }
+        }
+        SchemeVariantView::Private(..) | SchemeVariantView::Opaque(..) => {}
+    }
+    Ok(())
+}
+
+/// Whether a zero point lies in the storage type's range (quantization.md §3.3, RES-39).
+pub fn zero_point_in_range(t: ElementType, z: i64) -> bool {
+    let bits = i64::from(t.bits());
+    match t.kind() {
+        ElementKind::Signed => z >= -(1i64 << (bits - 1)) && z < (1i64 << (bits - 1)),
+        ElementKind::Unsigned if bits >= 32 => (0..=i64::from(i32::MAX)).contains(&z),
+        ElementKind::Unsigned => z >= 0 && z < (1i64 << bits),
+        _ => false,
+    }
+}
+
+/// Blocks of a block scheme: `ceil(S/K)` (or `S/K` for MXFP) times the other dimensions
+/// (layouts with per-page scales count `num_pages × page_size`, BP-14).
+fn num_blocks(f: &Facts<'_, '_>, axis: u32, block: u32, exact: bool) -> Option<u128> {
+    if let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields() {
+        return Some(u128::from(bp.num_pages()) * u128::from(bp.page_size()));
+    }
+    if block == 0 {
+        return None;
+    }
+    let mut n: u128 = 1;
+    for (k, d) in f.shape.iter().enumerate() {
+        if *d == DYNAMIC {
+            return None;
+        }
+        let d = u128::from(*d);
+        n = n.saturating_mul(if k as u64 == u64::from(axis) {
+            if exact { d / u128::from(block) } else { d.div_ceil(u128::from(block)) }
+        } else {
+            d
+        });
+    }
+    Some(n)
+}
+
+/// Exact parameter buffer sizes: `count` scales of `scale_bytes`, `count` zero points of
+/// `zp_bytes`; a shared entry holds both end to end (P3, RES-37).
+fn param_sizes(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, rule: Rule, count: u128, scale_bytes: u128, zp_bytes: u128) -> Result<(), Error> {
+    let scale = f.params.iter().find(|p| p.name == "scale");
+    let zp = f.params.iter().find(|p| p.name == "zero_point");
+    match (scale, zp) {
+        (Some(s), Some(z)) if s.index == z.index => need(f, ctx, rule, u64::from(s.index), count * (scale_bytes + zp_bytes), true, "shared scales and zero points")?,
+        (s, z) => {
+            if let Some(s) = s {
+                need(f, ctx, rule, u64::from(s.index), count * scale_bytes, true, "scales")?;
+            }
+            if let Some(z) = z {
+                need(f, ctx, rule, u64::from(z.index), count * zp_bytes, true, "zero points")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SHD-2, CF-13, BP-11, EXT-3/4/10, and the statistics nnz rules CO-9, CR-9, CC-9, CF-15.
+fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    if let Some(sh) = f.v.shard() {
+        match f.layout {
+            LayoutKind::Known(Layout::Csf) => ctx.violation(Rule::Cf13, sh.offset(), "a CSF descriptor carries a shard section")?,
+            LayoutKind::Known(Layout::BlockPaged) => ctx.violation(Rule::Bp11, sh.offset(), "a block-paged descriptor carries a shard section")?,
+            _ => {}
+        }
+        for (k, (parent, off)) in sh.parent_shape().iter().zip(sh.shard_offset().iter()).enumerate() {
+            let dim = f.shape[k];
+            if parent == DYNAMIC || off == DYNAMIC {
+                ctx.violation(Rule::Shd2, sh.offset() + 8 * k as u64, "a shard field holds the dynamic sentinel (SHD-3)")?;
+            } else if dim != DYNAMIC && u128::from(off) + u128::from(dim) > u128::from(parent) {
+                ctx.violation(Rule::Shd2, sh.shard_offset_at() + 8 * k as u64, format!("shard_offset[{k}] {off} + shape[{k}] {dim} exceeds parent_shape[{k}] {parent}"))?;
+            }
+        }
+    }
+    if let Some(e) = f.v.extension_type() {
+        let (w, p) = (e.bit_width(), e.packing_factor());
+        if w >= 8 {
+            if p != 1 {
+                ctx.violation(Rule::Ext3, e.packing_factor_at(), format!("bit_width {w} needs packing_factor 1, not {p}"))?;
+            }
+            if w % 8 != 0 {
+                ctx.violation(Rule::Ext10, e.bit_width_at(), format!("bit_width {w} is not a whole number of bytes (RES-24)"))?;
+            }
+        } else if !matches!(w, 1 | 2 | 4) || u32::from(p) != 8 / w {
+            ctx.violation(Rule::Ext4, e.bit_width_at(), format!("bit_width {w} with packing_factor {p}: sub-byte widths are 1, 2 or 4 with packing 8/bit_width"))?;
+        }
+    }
+    if let Some(st) = f.v.statistics() {
+        if st.computed_mask().has(ComputedMask::NNZ_VALID) {
+            let layout_nnz = match f.v.layout_fields() {
+                LayoutVariantView::Coo(c) => Some((c.nnz(), Rule::Co9)),
+                LayoutVariantView::Csr(c) => Some((c.nnz(), Rule::Cr9)),
+                LayoutVariantView::Csc(c) => Some((c.nnz(), Rule::Cc9)),
+                LayoutVariantView::Csf(c) => Some((c.nnz(), Rule::Cf15)),
+                _ => None,
+            };
+            if let Some((n, rule)) = layout_nnz {
+                if st.nnz() != n {
+                    ctx.violation(rule, st.nnz_at(), format!("statistics nnz {} differs from the layout's nnz {n}", st.nnz()))?;
+                }
+            }
+        }
+        if st.computed_mask().has(ComputedMask::NM_SPARSITY_VALID) && st.nm_n() > st.nm_m() {
+            ctx.warn(Rule::Sta6, st.nm_n_at(), format!("nm_n {} exceeds nm_m {}", st.nm_n(), st.nm_m()));
+        }
+    }
+    Ok(())
+}

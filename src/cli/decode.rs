@@ -1,0 +1,115 @@
+//! `hurray-spec decode` and `hurray-spec encode`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use hurray_runtime::contract;
+use hurray_runtime::descriptor;
+use hurray_runtime::{Error, ReaderConfig, Value};
+use serde_json::{Value as J, json};
+
+use super::json::{Evolution, evolution_from_json, evolution_json, from_json, to_json};
+
+/// Print a rejection as the CLI contract says and return exit code 1.
+pub fn rejected(e: &Error) -> ExitCode {
+    eprintln!("error[{}]: {} (at byte {})", e.code(), e, e.offset());
+    ExitCode::from(1)
+}
+
+pub fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}
+
+pub fn config(permissive: bool, readers: &[String]) -> Result<ReaderConfig, String> {
+    let mut c = ReaderConfig::new().permissive(permissive);
+    for r in readers {
+        c = c.with_version_str(r).map_err(|e| e.to_string())?;
+    }
+    Ok(c)
+}
+
+pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) -> ExitCode {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+    };
+    let cfg = match config(permissive, readers) {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
+    if bytes.starts_with(b"HRRYFILE") {
+        return super::file::run(&bytes, json_out, &cfg);
+    }
+    match descriptor::read(&bytes, &cfg) {
+        Ok(d) => {
+            let owned = d.view.owned();
+            let value = contract::descriptor_value(&owned);
+            if json_out {
+                let j = descriptor_json(&value, &d.warnings, d.dereferenceable);
+                println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+            } else {
+                print!("{}", super::summary::descriptor(&owned, &value, &d.warnings, d.dereferenceable, 0));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => rejected(&e),
+    }
+}
+
+/// A descriptor value as JSON, with evolution marks, warnings and dereferenceability added
+/// only when there is something to say.
+pub fn descriptor_json(v: &Value, warnings: &[hurray_runtime::Warning], dereferenceable: bool) -> J {
+    let mut evo = Evolution::default();
+    let mut j = to_json(v, "", &mut evo);
+    if let J::Object(m) = &mut j {
+        if let Some(e) = evolution_json(&evo) {
+            m.insert("evolution".into(), e);
+        }
+        if !dereferenceable {
+            m.insert("dereferenceable".into(), J::Bool(false));
+        }
+        if !warnings.is_empty() {
+            m.insert("warnings".into(), warnings_json(warnings));
+        }
+    }
+    j
+}
+
+pub fn warnings_json(w: &[hurray_runtime::Warning]) -> J {
+    J::Array(w.iter().map(|w| json!({"code": w.rule.code(), "rule": w.rule.id(), "offset": w.offset, "message": w.detail})).collect())
+}
+
+pub fn encode(input: &Path, output: &Path, unchecked: bool) -> ExitCode {
+    let text = match std::fs::read_to_string(input) {
+        Ok(t) => t,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", input.display())),
+    };
+    let j: J = match serde_json::from_str(&text) {
+        Ok(j) => j,
+        Err(e) => return usage_error(format!("{}: not JSON: {e}", input.display())),
+    };
+    match j.get("kind").and_then(J::as_str) {
+        Some("descriptor") | None => {}
+        Some(other) => return usage_error(format!("cannot encode a `{other}`: encode takes the JSON `decode --json` prints for a descriptor")),
+    }
+    let evo = evolution_from_json(&j);
+    let value = from_json(&j, "", &evo);
+    let d = match contract::descriptor_from_value(&value) {
+        Ok(d) => d,
+        Err(e) => return usage_error(format!("{}: {e}", input.display())),
+    };
+    let bytes = d.to_bytes();
+    if !unchecked {
+        // Never write what a reader rejects: read the result back (permissively, so data
+        // decoded permissively round-trips too).
+        let cfg = ReaderConfig::new().permissive(true);
+        if let Err(e) = descriptor::read(&bytes, &cfg) {
+            return rejected(&e);
+        }
+    }
+    if let Err(e) = std::fs::write(output, &bytes) {
+        return usage_error(format!("cannot write {}: {e}", output.display()));
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,120 @@
+//! The runtime's `Value` tree as JSON and back. Byte sequences are lowercase hex strings;
+//! floats that JSON cannot hold (NaN, ±Inf) are `"f64:<bits>"`. Defaulted fields (R4) and
+//! skipped bytes (CD2) are lifted into an `evolution` object so the main shape stays the
+//! contract's and `encode` can restore the exact bytes.
+
+use hurray_runtime::Value;
+use hurray_runtime::value::hex_encode;
+use serde_json::{Map, Value as J, json};
+
+/// What reading did beyond the plain fields.
+#[derive(Debug, Default)]
+pub struct Evolution {
+    pub defaulted: Vec<String>,
+    pub skipped: Vec<(String, Vec<u8>)>,
+}
+
+pub fn to_json(v: &Value, path: &str, evo: &mut Evolution) -> J {
+    match v {
+        Value::Null => J::Null,
+        Value::UInt(n) => json!(n),
+        Value::Int(n) => json!(n),
+        Value::Float(x) => {
+            if x.is_finite() {
+                json!(x)
+            } else {
+                J::String(format!("f64:{:016x}", x.to_bits()))
+            }
+        }
+        Value::Str(s) => J::String(s.clone()),
+        Value::Bytes(b) => J::String(hex_encode(b)),
+        Value::Array(a) => J::Array(a.iter().enumerate().map(|(i, x)| to_json(x, &format!("{path}[{i}]"), evo)).collect()),
+        Value::Object(fields) => {
+            let mut m = Map::new();
+            for (k, x) in fields {
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                match x {
+                    Value::Skipped(b) => evo.skipped.push((if path.is_empty() { "descriptor".to_string() } else { path.to_string() }, b.clone())),
+                    Value::Defaulted(inner) => {
+                        evo.defaulted.push(p.clone());
+                        m.insert(k.clone(), to_json(inner, &p, evo));
+                    }
+                    _ => {
+                        m.insert(k.clone(), to_json(x, &p, evo));
+                    }
+                }
+            }
+            J::Object(m)
+        }
+        Value::Defaulted(inner) => to_json(inner, path, evo),
+        Value::Skipped(b) => J::String(hex_encode(b)),
+    }
+}
+
+/// JSON back to a `Value`, re-marking the paths the `evolution` object names.
+pub fn from_json(j: &J, path: &str, evo: &Evolution) -> Value {
+    match j {
+        J::Null => Value::Null,
+        J::Bool(b) => Value::UInt(u64::from(*b)),
+        J::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                Value::UInt(u)
+            } else if let Some(i) = n.as_i64() {
+                Value::Int(i)
+            } else {
+                Value::Float(n.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        J::String(s) => Value::Str(s.clone()),
+        J::Array(a) => Value::Array(a.iter().enumerate().map(|(i, x)| from_json(x, &format!("{path}[{i}]"), evo)).collect()),
+        J::Object(m) => {
+            let mut fields = Vec::new();
+            for (k, x) in m {
+                if path.is_empty() && (k == "evolution" || k == "warnings" || k == "dereferenceable") {
+                    continue;
+                }
+                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let v = from_json(x, &p, evo);
+                fields.push((k.clone(), if evo.defaulted.contains(&p) { Value::Defaulted(Box::new(v)) } else { v }));
+            }
+            let here = if path.is_empty() { "descriptor" } else { path };
+            for (sp, b) in &evo.skipped {
+                if sp == here {
+                    fields.push(("skipped".to_string(), Value::Skipped(b.clone())));
+                }
+            }
+            Value::Object(fields)
+        }
+    }
+}
+
+/// The `evolution` object, or `None` when nothing was defaulted or skipped.
+pub fn evolution_json(evo: &Evolution) -> Option<J> {
+    if evo.defaulted.is_empty() && evo.skipped.is_empty() {
+        return None;
+    }
+    Some(json!({
+        "defaulted": evo.defaulted,
+        "skipped": evo.skipped.iter().map(|(p, b)| json!({"at": p, "length": b.len(), "bytes": hex_encode(b)})).collect::<Vec<_>>(),
+    }))
+}
+
+/// Read an `evolution` object back.
+pub fn evolution_from_json(j: &J) -> Evolution {
+    let mut evo = Evolution::default();
+    if let Some(e) = j.get("evolution") {
+        if let Some(d) = e.get("defaulted").and_then(J::as_array) {
+            evo.defaulted = d.iter().filter_map(|x| x.as_str().map(String::from)).collect();
+        }
+        if let Some(s) = e.get("skipped").and_then(J::as_array) {
+            for x in s {
+                if let (Some(at), Some(b)) = (x.get("at").and_then(J::as_str), x.get("bytes").and_then(J::as_str)) {
+                    if let Some(bytes) = hurray_runtime::value::hex_decode(b) {
+                        evo.skipped.push((at.to_string(), bytes));
+                    }
+                }
+            }
+        }
+    }
+    evo
+}

@@ -1,0 +1,66 @@
+//! Human-readable summaries for `decode` without `--json`.
+
+use std::fmt::Write as _;
+
+use hurray_runtime::structures::Descriptor;
+use hurray_runtime::{Value, Warning};
+
+fn name(v: &Value, key: &str) -> String {
+    match v.get(key) {
+        Some(Value::Str(s)) => s.clone(),
+        _ => "unknown".to_string(),
+    }
+}
+
+fn inline(v: &Value) -> String {
+    match v {
+        Value::Object(f) => f.iter().map(|(k, x)| format!("{k}={}", inline(x))).collect::<Vec<_>>().join(" "),
+        Value::Array(a) if a.len() > 8 => format!("[{} values]", a.len()),
+        Value::Array(a) => format!("[{}]", a.iter().map(inline).collect::<Vec<_>>().join(", ")),
+        Value::UInt(n) => n.to_string(),
+        Value::Int(n) => n.to_string(),
+        Value::Float(x) => x.to_string(),
+        Value::Str(s) => s.clone(),
+        Value::Bytes(b) => format!("{} bytes", b.len()),
+        Value::Null => "-".into(),
+        Value::Defaulted(x) => format!("{} (default)", inline(x)),
+        Value::Skipped(b) => format!("{} skipped bytes", b.len()),
+    }
+}
+
+pub fn descriptor(d: &Descriptor, v: &Value, warnings: &[Warning], dereferenceable: bool, indent: usize) -> String {
+    let pad = " ".repeat(indent);
+    let h = &d.fixed_header;
+    let mut out = String::new();
+    let _ = writeln!(out, "{pad}descriptor {}.{}, {} bytes", h.version_major, h.version_minor, h.descriptor_length);
+    let _ = writeln!(out, "{pad}  element type  {} ({:#04x})", name(v, "element_type"), h.type_tag.raw());
+    let _ = writeln!(out, "{pad}  layout        {} ({:#04x}) {}", name(v, "layout"), h.layout_tag.raw(), v.get("layout_fields").map(inline).unwrap_or_default());
+    let _ = writeln!(out, "{pad}  shape         {:?} (rank {})", d.shape, h.rank);
+    let _ = writeln!(out, "{pad}  byte_offset   {}", d.byte_offset);
+    let _ = writeln!(out, "{pad}  buffers       {}", d.buffer_table.buffers.len());
+    for (i, b) in d.buffer_table.buffers.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{pad}    #{i}: {} bytes, alignment {}, device {:#04x}, sync {:#04x}, memory class {:#04x}",
+            b.byte_size,
+            b.alignment,
+            b.device_tag.raw(),
+            b.sync_mode.raw(),
+            b.memory_class.raw()
+        );
+    }
+    for key in ["quantization", "shard", "statistics", "extension_type", "composite_member"] {
+        if let Some(x) = v.get(key) {
+            if *x != Value::Null {
+                let _ = writeln!(out, "{pad}  {key:<13} {}", inline(x));
+            }
+        }
+    }
+    if !dereferenceable {
+        let _ = writeln!(out, "{pad}  data is not dereferenceable (accepted permissively, or a dimension is dynamic)");
+    }
+    for w in warnings {
+        let _ = writeln!(out, "{pad}  {w}");
+    }
+    out
+}
