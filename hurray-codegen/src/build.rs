@@ -29,10 +29,15 @@ pub fn generate_runtime(spec_dir: &Path, file: &str) {
     };
     let Some(spec) = loaded.clean() else {
         let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
-        panic!("hurray-codegen: the spec in {} has errors; run `cargo run --bin hurray-spec -- check`\n{text}", spec_dir.display());
+        panic!(
+            "hurray-codegen: the spec in {} has errors; run `cargo run --bin hurray-spec -- check`\n{text}",
+            spec_dir.display()
+        );
     };
     let code = crate::emit::rust::runtime(spec);
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts")).join(file);
+    let out =
+        PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"))
+            .join(file);
     if let Err(e) = write_if_changed(&out, &code) {
         panic!("hurray-codegen: cannot write {}: {e}", out.display());
     }

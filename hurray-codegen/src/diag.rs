@@ -48,9 +48,25 @@ impl Witness {
     /// The witness as an aligned two-column table.
     pub fn render(&self) -> String {
         let mut out = format!("witness: {} = {}\n", self.what, self.hex());
-        let w0 = self.rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max(5);
-        let w1 = self.rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max(self.old_label.len());
-        let _ = writeln!(out, "  {:w0$}  {:w1$}  {}", "bytes", self.old_label, self.new_label);
+        let w0 = self
+            .rows
+            .iter()
+            .map(|r| r.0.len())
+            .max()
+            .unwrap_or(0)
+            .max(5);
+        let w1 = self
+            .rows
+            .iter()
+            .map(|r| r.1.len())
+            .max()
+            .unwrap_or(0)
+            .max(self.old_label.len());
+        let _ = writeln!(
+            out,
+            "  {:w0$}  {:w1$}  {}",
+            "bytes", self.old_label, self.new_label
+        );
         for (b, o, n) in &self.rows {
             let mark = if o == n { " " } else { "≠" };
             let _ = writeln!(out, "  {b:w0$}  {o:w1$}{mark} {n}");
@@ -61,7 +77,11 @@ impl Witness {
 
 /// Lowercase hex, two digits a byte, space separated.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// One finding.
@@ -126,7 +146,13 @@ impl Diagnostics {
     }
 
     /// Shorthand for the most common case.
-    pub fn report(&mut self, lint: &'static Lint, span: Option<Span>, message: impl Into<String>, help: impl Into<String>) {
+    pub fn report(
+        &mut self,
+        lint: &'static Lint,
+        span: Option<Span>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
         self.push(Diagnostic::new(lint, span, message).help(help));
     }
 
@@ -139,7 +165,10 @@ impl Diagnostics {
     }
 
     pub fn error_count(&self) -> usize {
-        self.items.iter().filter(|d| d.level == Level::Error).count()
+        self.items
+            .iter()
+            .filter(|d| d.level == Level::Error)
+            .count()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -159,7 +188,9 @@ impl Diagnostics {
         self.items.sort_by(|a, b| {
             let ka = a.span.map(|s| (s.file, s.start));
             let kb = b.span.map(|s| (s.file, s.start));
-            ka.cmp(&kb).then_with(|| a.lint.id.cmp(b.lint.id)).then_with(|| a.message.cmp(&b.message))
+            ka.cmp(&kb)
+                .then_with(|| a.lint.id.cmp(b.lint.id))
+                .then_with(|| a.message.cmp(&b.message))
         });
     }
 }
@@ -173,7 +204,10 @@ pub enum Format {
     Github,
 }
 
-fn location(sources: &SourceMap, span: Option<Span>) -> Option<(String, usize, usize, usize, usize)> {
+fn location(
+    sources: &SourceMap,
+    span: Option<Span>,
+) -> Option<(String, usize, usize, usize, usize)> {
     let span = span?;
     let f = sources.get(span.file);
     let a = f.line_col(span.start as usize);
@@ -185,8 +219,12 @@ fn location(sources: &SourceMap, span: Option<Span>) -> Option<(String, usize, u
 pub fn render(sources: &SourceMap, diags: &[Diagnostic], format: Format) -> String {
     match format {
         Format::Human => render_human(sources, diags),
-        Format::Json => serde_json::to_string_pretty(&render_json(sources, diags)).unwrap_or_default() + "\n",
-        Format::Sarif => serde_json::to_string_pretty(&render_sarif(sources, diags)).unwrap_or_default() + "\n",
+        Format::Json => {
+            serde_json::to_string_pretty(&render_json(sources, diags)).unwrap_or_default() + "\n"
+        }
+        Format::Sarif => {
+            serde_json::to_string_pretty(&render_sarif(sources, diags)).unwrap_or_default() + "\n"
+        }
         Format::Github => render_github(sources, diags),
     }
 }
@@ -223,7 +261,11 @@ fn render_human(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             notes.push(w.render());
         }
         notes.push(format!("lint `{}` enforces {}", d.lint.id, d.lint.rule));
-        let cd = CDiag::new(severity).with_code(d.lint.id).with_message(&d.message).with_labels(labels).with_notes(notes);
+        let cd = CDiag::new(severity)
+            .with_code(d.lint.id)
+            .with_message(&d.message)
+            .with_labels(labels)
+            .with_notes(notes);
         match term::emit_into_string(&config, &files, &cd) {
             Ok(s) => out.push_str(&s),
             Err(_) => {
@@ -354,7 +396,9 @@ fn render_github(sources: &SourceMap, diags: &[Diagnostic]) -> String {
 }
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {

@@ -15,7 +15,11 @@ pub fn compute(spec: &mut Spec, diags: &mut Diagnostics) {
     }
     for i in 0..n {
         let declared = spec.structures[i].size.clone();
-        let sizes: Vec<Option<Affine>> = spec.structures[i].fields.iter().map(|f| field_size(spec, &spec.structures[i], f, &memo)).collect();
+        let sizes: Vec<Option<Affine>> = spec.structures[i]
+            .fields
+            .iter()
+            .map(|f| field_size(spec, &spec.structures[i], f, &memo))
+            .collect();
         let s = &mut spec.structures[i];
         let mut pos = Some(Affine::constant(0));
         for (f, size) in s.fields.iter_mut().zip(sizes) {
@@ -53,10 +57,21 @@ pub fn compute(spec: &mut Spec, diags: &mut Diagnostics) {
         let computed = pos;
         if let Some(decl) = declared {
             if computed.as_ref() != Some(&decl) {
-                let shown = computed.as_ref().map_or("a size that depends on data".to_string(), |c| format!("{c} bytes"));
+                let shown = computed
+                    .as_ref()
+                    .map_or("a size that depends on data".to_string(), |c| {
+                        format!("{c} bytes")
+                    });
                 diags.push(
-                    Diagnostic::new(&lints::SIZE_MISMATCH, Some(s.span), format!("structure `{}` declares size {decl} but its fields add up to {shown}", s.name))
-                        .help("fix the field sizes or the declared `size`"),
+                    Diagnostic::new(
+                        &lints::SIZE_MISMATCH,
+                        Some(s.span),
+                        format!(
+                            "structure `{}` declares size {decl} but its fields add up to {shown}",
+                            s.name
+                        ),
+                    )
+                    .help("fix the field sizes or the declared `size`"),
                 );
             }
         }
@@ -66,7 +81,12 @@ pub fn compute(spec: &mut Spec, diags: &mut Diagnostics) {
 
 /// The encoded size of one field, as a linear expression in params and count fields; `None`
 /// when it depends on data (dispatch, `rest`, a structure of variable size).
-fn field_size(spec: &Spec, s: &Structure, f: &Field, memo: &[Option<Option<Affine>>]) -> Option<Affine> {
+fn field_size(
+    spec: &Spec,
+    s: &Structure,
+    f: &Field,
+    memo: &[Option<Option<Affine>>],
+) -> Option<Affine> {
     let elem = match &f.ty {
         FieldType::Prim(p) => Affine::constant(p.size() as i64),
         FieldType::Bytes | FieldType::Utf8 => Affine::constant(1),
@@ -86,7 +106,12 @@ fn field_size(spec: &Spec, s: &Structure, f: &Field, memo: &[Option<Option<Affin
     }
 }
 
-fn struct_size(spec: &Spec, id: StructId, memo: &mut Vec<Option<Option<Affine>>>, in_progress: &mut Vec<bool>) -> Option<Affine> {
+fn struct_size(
+    spec: &Spec,
+    id: StructId,
+    memo: &mut Vec<Option<Option<Affine>>>,
+    in_progress: &mut Vec<bool>,
+) -> Option<Affine> {
     if let Some(v) = &memo[id.index()] {
         return v.clone();
     }

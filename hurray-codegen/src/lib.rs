@@ -35,7 +35,11 @@ pub struct Loaded {
 impl Loaded {
     /// The spec, if loading reported no errors at all.
     pub fn clean(&self) -> Option<&Spec> {
-        if self.diags.has_errors() { None } else { self.spec.as_ref() }
+        if self.diags.has_errors() {
+            None
+        } else {
+            self.spec.as_ref()
+        }
     }
 }
 
@@ -49,12 +53,20 @@ pub fn load(dir: &Path) -> std::io::Result<Loaded> {
 
 /// The phases after reading.
 pub fn finish(raw: load::RawSpec, sources: SourceMap, mut diags: Diagnostics) -> Loaded {
-    let spec = if diags.has_errors() { None } else { lower::lower(raw, &mut diags) };
+    let spec = if diags.has_errors() {
+        None
+    } else {
+        lower::lower(raw, &mut diags)
+    };
     let spec = spec.map(|mut s| {
         layout::compute(&mut s, &mut diags);
         validate::validate(&s, &mut diags);
         s
     });
     diags.sort();
-    Loaded { sources, spec, diags }
+    Loaded {
+        sources,
+        spec,
+        diags,
+    }
 }

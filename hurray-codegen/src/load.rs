@@ -27,8 +27,10 @@ pub fn spec_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     for sub in ["tags", "flags", "structures", "rules"] {
         let d = dir.join(sub);
         if d.is_dir() {
-            let mut v: Vec<PathBuf> =
-                fs::read_dir(&d)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
+            let mut v: Vec<PathBuf> = fs::read_dir(&d)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect();
             v.sort();
             out.extend(v);
         }
@@ -40,15 +42,23 @@ pub fn spec_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// How a path is shown in diagnostics: relative to the current directory when possible.
 pub fn display_path(path: &Path) -> String {
     let cwd = std::env::current_dir().ok();
-    let shown = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()).unwrap_or(path);
+    let shown = cwd
+        .as_deref()
+        .and_then(|c| path.strip_prefix(c).ok())
+        .unwrap_or(path);
     shown.display().to_string()
 }
 
 /// Load a spec directory from disk.
-pub fn load_dir(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> std::io::Result<RawSpec> {
+pub fn load_dir(
+    dir: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> std::io::Result<RawSpec> {
     let mut files = Vec::new();
     for path in spec_files(dir)? {
-        let text = fs::read_to_string(&path).map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let text = fs::read_to_string(&path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
         files.push((display_path(&path), rel, path, text));
     }
@@ -56,19 +66,32 @@ pub fn load_dir(dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) ->
 }
 
 /// Parse already-read files. Each entry is `(display, path relative to the spec dir, full path, text)`.
-pub fn load_texts(files: Vec<(String, PathBuf, PathBuf, String)>, sources: &mut SourceMap, diags: &mut Diagnostics) -> RawSpec {
+pub fn load_texts(
+    files: Vec<(String, PathBuf, PathBuf, String)>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> RawSpec {
     let mut raw = RawSpec::default();
     for (display, rel, full, text) in files {
         let id = sources.add(display, full, text);
         let text = &sources.get(id).text;
-        let first = rel.components().next().map(|c| c.as_os_str().to_string_lossy().to_string()).unwrap_or_default();
-        let name = rel.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let first = rel
+            .components()
+            .next()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .unwrap_or_default();
+        let name = rel
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
         match (first.as_str(), name.as_str()) {
             ("spec.toml", _) => raw.spec = parse(id, text, diags).map(|v| (id, v)),
             ("resolutions.toml", _) => raw.resolutions = parse(id, text, diags).map(|v| (id, v)),
             ("tags", _) => raw.tags.extend(parse(id, text, diags).map(|v| (id, v))),
             ("flags", _) => raw.flags.extend(parse(id, text, diags).map(|v| (id, v))),
-            ("structures", _) => raw.structures.extend(parse(id, text, diags).map(|v| (id, v))),
+            ("structures", _) => raw
+                .structures
+                .extend(parse(id, text, diags).map(|v| (id, v))),
             ("rules", _) => raw.rules.extend(parse(id, text, diags).map(|v| (id, v))),
             _ => {}
         }
@@ -76,7 +99,11 @@ pub fn load_texts(files: Vec<(String, PathBuf, PathBuf, String)>, sources: &mut 
     raw
 }
 
-fn parse<T: serde::de::DeserializeOwned>(file: FileId, text: &str, diags: &mut Diagnostics) -> Option<T> {
+fn parse<T: serde::de::DeserializeOwned>(
+    file: FileId,
+    text: &str,
+    diags: &mut Diagnostics,
+) -> Option<T> {
     match toml::from_str::<T>(text) {
         Ok(v) => Some(v),
         Err(e) => {

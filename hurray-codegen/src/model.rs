@@ -198,11 +198,14 @@ impl TagSpace {
         self.tags.iter().find(|t| t.value == value)
     }
     pub fn range_of(&self, value: u32) -> Option<&Range> {
-        self.ranges.iter().find(|r| r.from <= value && value <= r.to)
+        self.ranges
+            .iter()
+            .find(|r| r.from <= value && value <= r.to)
     }
     /// Does any value of this space select a structure?
     pub fn dispatches(&self) -> bool {
-        self.tags.iter().any(|t| t.structure.is_some()) || self.ranges.iter().any(|r| r.structure.is_some())
+        self.tags.iter().any(|t| t.structure.is_some())
+            || self.ranges.iter().any(|r| r.structure.is_some())
     }
 }
 
@@ -355,7 +358,11 @@ pub enum Framing {
     Fixed,
     /// A length prefix gives its encoded length; the prefix field is named by a path whose
     /// first component is a structure name (`quantization_section.quantization_length`).
-    LengthPrefixed { by_struct: StructId, by_field: FieldPath, rule: RuleId },
+    LengthPrefixed {
+        by_struct: StructId,
+        by_field: FieldPath,
+        rule: RuleId,
+    },
 }
 
 impl Framing {
@@ -373,7 +380,10 @@ pub struct Affine {
 
 impl Affine {
     pub fn constant(c: i64) -> Affine {
-        Affine { terms: BTreeMap::new(), constant: c }
+        Affine {
+            terms: BTreeMap::new(),
+            constant: c,
+        }
     }
     pub fn var(name: &str, coef: i64) -> Affine {
         let mut terms = BTreeMap::new();
@@ -389,12 +399,19 @@ impl Affine {
             *e += v;
         }
         terms.retain(|_, v| *v != 0);
-        Affine { terms, constant: self.constant + other.constant }
+        Affine {
+            terms,
+            constant: self.constant + other.constant,
+        }
     }
     pub fn scale(&self, k: i64) -> Affine {
-        let mut terms: BTreeMap<String, i64> = self.terms.iter().map(|(n, v)| (n.clone(), v * k)).collect();
+        let mut terms: BTreeMap<String, i64> =
+            self.terms.iter().map(|(n, v)| (n.clone(), v * k)).collect();
         terms.retain(|_, v| *v != 0);
-        Affine { terms, constant: self.constant * k }
+        Affine {
+            terms,
+            constant: self.constant * k,
+        }
     }
     pub fn sub(&self, other: &Affine) -> Affine {
         self.add(&other.scale(-1))
@@ -427,7 +444,11 @@ impl fmt::Display for Affine {
             parts.push(self.constant.to_string());
         }
         for (k, v) in &self.terms {
-            parts.push(if *v == 1 { k.clone() } else { format!("{v}*{k}") });
+            parts.push(if *v == 1 {
+                k.clone()
+            } else {
+                format!("{v}*{k}")
+            });
         }
         write!(f, "{}", parts.join("+").replace("+-", "-"))
     }
@@ -523,7 +544,10 @@ pub enum FieldType {
     Flags(FlagSetId),
     Struct(StructId),
     /// The structure selected by a tag value.
-    Dispatch { space: SpaceId, on: TagSource },
+    Dispatch {
+        space: SpaceId,
+        on: TagSource,
+    },
 }
 
 impl FieldType {
@@ -545,7 +569,10 @@ pub enum TagSource {
     Field(FieldPath),
     /// Inside the dispatched structure itself, at a fixed byte offset of every variant
     /// (`on = "payload.header.scheme_tag"`).
-    Peek { offset: u32, path_in_variant: Vec<String> },
+    Peek {
+        offset: u32,
+        path_in_variant: Vec<String>,
+    },
 }
 
 /// A repeat count.
@@ -579,7 +606,10 @@ pub enum Condition {
 impl Condition {
     pub fn path(&self) -> &FieldPath {
         match self {
-            Condition::Equals(p, _) | Condition::NotEquals(p, _) | Condition::HasBit(p, _, _) | Condition::LacksBit(p, _, _) => p,
+            Condition::Equals(p, _)
+            | Condition::NotEquals(p, _)
+            | Condition::HasBit(p, _, _)
+            | Condition::LacksBit(p, _, _) => p,
         }
     }
 }
@@ -632,7 +662,10 @@ pub enum DefaultValue {
     Float(f64),
     Bytes(Vec<u8>),
     /// Equal to another field of the structure, with the declared dependencies.
-    Expr { field: usize, depends_on: Vec<String> },
+    Expr {
+        field: usize,
+        depends_on: Vec<String>,
+    },
 }
 
 /// When a field is present.
@@ -719,7 +752,10 @@ impl Structure {
     }
     /// Constant size, when the structure has one.
     pub fn const_size(&self) -> Option<u64> {
-        self.size.as_ref().and_then(Affine::as_constant).map(|c| c as u64)
+        self.size
+            .as_ref()
+            .and_then(Affine::as_constant)
+            .map(|c| c as u64)
     }
     /// The encoded size of the fields known at `v` (fixed-size structures only).
     pub fn const_size_at(&self, v: Version) -> Option<u64> {
@@ -799,19 +835,34 @@ pub struct Resolution {
 
 impl Spec {
     pub fn axis(&self, name: &str) -> Option<AxisId> {
-        self.axes.iter().position(|a| a.name == name).map(|i| AxisId(i as u32))
+        self.axes
+            .iter()
+            .position(|a| a.name == name)
+            .map(|i| AxisId(i as u32))
     }
     pub fn space(&self, name: &str) -> Option<SpaceId> {
-        self.spaces.iter().position(|a| a.name == name).map(|i| SpaceId(i as u32))
+        self.spaces
+            .iter()
+            .position(|a| a.name == name)
+            .map(|i| SpaceId(i as u32))
     }
     pub fn flag_set(&self, name: &str) -> Option<FlagSetId> {
-        self.flag_sets.iter().position(|a| a.name == name).map(|i| FlagSetId(i as u32))
+        self.flag_sets
+            .iter()
+            .position(|a| a.name == name)
+            .map(|i| FlagSetId(i as u32))
     }
     pub fn structure(&self, name: &str) -> Option<StructId> {
-        self.structures.iter().position(|a| a.name == name).map(|i| StructId(i as u32))
+        self.structures
+            .iter()
+            .position(|a| a.name == name)
+            .map(|i| StructId(i as u32))
     }
     pub fn rule(&self, id: &str) -> Option<RuleId> {
-        self.rules.iter().position(|r| r.id == id).map(|i| RuleId(i as u32))
+        self.rules
+            .iter()
+            .position(|r| r.id == id)
+            .map(|i| RuleId(i as u32))
     }
     pub fn s(&self, id: StructId) -> &Structure {
         &self.structures[id.index()]
@@ -842,6 +893,9 @@ impl Spec {
     }
     /// The scheme axis of a scheme tag name.
     pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {
-        self.axes.iter().position(|a| a.scheme.as_deref() == Some(scheme)).map(|i| AxisId(i as u32))
+        self.axes
+            .iter()
+            .position(|a| a.scheme.as_deref() == Some(scheme))
+            .map(|i| AxisId(i as u32))
     }
 }

@@ -18,7 +18,11 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: FileId, range: Range<usize>) -> Span {
-        Span { file, start: range.start as u32, end: range.end as u32 }
+        Span {
+            file,
+            start: range.start as u32,
+            end: range.end as u32,
+        }
     }
 
     pub fn range(&self) -> Range<usize> {
@@ -53,7 +57,12 @@ impl SourceFile {
     pub fn new(display: String, path: PathBuf, text: String) -> SourceFile {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        SourceFile { display, path, text, line_starts }
+        SourceFile {
+            display,
+            path,
+            text,
+            line_starts,
+        }
     }
 
     /// The 1-based line and column (in characters) of a byte offset.
@@ -64,8 +73,15 @@ impl SourceFile {
         };
         let start = self.line_starts[line];
         let end = offset.min(self.text.len());
-        let col = self.text.get(start..end).map_or(end - start, |s| s.chars().count()) + 1;
-        LineCol { line: line + 1, col }
+        let col = self
+            .text
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count())
+            + 1;
+        LineCol {
+            line: line + 1,
+            col,
+        }
     }
 }
 
@@ -86,7 +102,10 @@ impl SourceMap {
     }
 
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
     }
 
     /// `path:line:col` of the start of a span.
@@ -97,7 +116,9 @@ impl SourceMap {
 
     /// The file whose path ends with `suffix` (used by tests and the amendment checker).
     pub fn find(&self, suffix: &Path) -> Option<FileId> {
-        self.files().find(|(_, f)| f.path.ends_with(suffix)).map(|(id, _)| id)
+        self.files()
+            .find(|(_, f)| f.path.ends_with(suffix))
+            .map(|(id, _)| id)
     }
 
     /// The source text a span covers.

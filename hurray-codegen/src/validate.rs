@@ -28,47 +28,132 @@ fn ranges(space: &TagSpace, diags: &mut Diagnostics) {
     let mut next: u64 = 0;
     for r in &space.ranges {
         if (r.from as u64) > next {
-            diags.report(&lints::RANGE_COVERAGE, Some(r.span), format!("values {next:#x}–{:#x} of `{}` belong to no range", r.from - 1, space.name), "every value of the width needs a range: extend a neighbour or add one");
+            diags.report(
+                &lints::RANGE_COVERAGE,
+                Some(r.span),
+                format!(
+                    "values {next:#x}–{:#x} of `{}` belong to no range",
+                    r.from - 1,
+                    space.name
+                ),
+                "every value of the width needs a range: extend a neighbour or add one",
+            );
         } else if (r.from as u64) < next {
-            diags.report(&lints::RANGE_COVERAGE, Some(r.span), format!("range starting at {:#x} overlaps the range before it", r.from), "ranges are listed in order and do not overlap");
+            diags.report(
+                &lints::RANGE_COVERAGE,
+                Some(r.span),
+                format!(
+                    "range starting at {:#x} overlaps the range before it",
+                    r.from
+                ),
+                "ranges are listed in order and do not overlap",
+            );
         }
         next = next.max(r.to as u64 + 1);
     }
     if next != space.width.max() + 1 {
         let sp = space.ranges.last().map(|r| r.span).unwrap_or(space.span);
-        diags.report(&lints::RANGE_COVERAGE, Some(sp), format!("the ranges of `{}` end at {:#x}, not at {:#x}", space.name, next.saturating_sub(1), space.width.max()), "the last range must reach the largest value of the width");
+        diags.report(
+            &lints::RANGE_COVERAGE,
+            Some(sp),
+            format!(
+                "the ranges of `{}` end at {:#x}, not at {:#x}",
+                space.name,
+                next.saturating_sub(1),
+                space.width.max()
+            ),
+            "the last range must reach the largest value of the width",
+        );
     }
 }
 
-fn since_check(spec: &Spec, axis: AxisId, since: Version, sp: Option<crate::source::Span>, what: &str, diags: &mut Diagnostics) {
+fn since_check(
+    spec: &Spec,
+    axis: AxisId,
+    since: Version,
+    sp: Option<crate::source::Span>,
+    what: &str,
+    diags: &mut Diagnostics,
+) {
     let a = spec.ax(axis);
     if since > a.current {
         diags.push(
-            Diagnostic::new(&lints::SINCE_AFTER_CURRENT, sp, format!("{what} is `since` {} but axis `{}` is at {}", a.show(since), a.name, a.show(a.current)))
-                .label(a.current_span, "the axis's current version")
-                .help(format!("bump `{}` to {} in spec.toml, or lower `since`", a.name, a.show(since))),
+            Diagnostic::new(
+                &lints::SINCE_AFTER_CURRENT,
+                sp,
+                format!(
+                    "{what} is `since` {} but axis `{}` is at {}",
+                    a.show(since),
+                    a.name,
+                    a.show(a.current)
+                ),
+            )
+            .label(a.current_span, "the axis's current version")
+            .help(format!(
+                "bump `{}` to {} in spec.toml, or lower `since`",
+                a.name,
+                a.show(since)
+            )),
         );
     }
     if since < a.initial {
-        diags.report(&lints::SINCE_BEFORE_INITIAL, sp, format!("{what} is `since` {}, before axis `{}` began at {}", a.show(since), a.name, a.show(a.initial)), "nothing predates an axis's initial version");
+        diags.report(
+            &lints::SINCE_BEFORE_INITIAL,
+            sp,
+            format!(
+                "{what} is `since` {}, before axis `{}` began at {}",
+                a.show(since),
+                a.name,
+                a.show(a.initial)
+            ),
+            "nothing predates an axis's initial version",
+        );
     }
 }
 
-fn deprecation(spec: &Spec, axis: AxisId, since: Version, dep: &Deprecation, names: &[(&str, bool)], what: &str, diags: &mut Diagnostics) {
+fn deprecation(
+    spec: &Spec,
+    axis: AxisId,
+    since: Version,
+    dep: &Deprecation,
+    names: &[(&str, bool)],
+    what: &str,
+    diags: &mut Diagnostics,
+) {
     let a = spec.ax(axis);
     if dep.since < since || dep.since > a.current {
         diags.report(
             &lints::S3_BAD_DEPRECATED_SINCE,
             Some(dep.span),
-            format!("{what} is deprecated since {}, outside {}…{} (its `since` … the current version)", a.show(dep.since), a.show(since), a.show(a.current)),
+            format!(
+                "{what} is deprecated since {}, outside {}…{} (its `since` … the current version)",
+                a.show(dep.since),
+                a.show(since),
+                a.show(a.current)
+            ),
             "S3: deprecated_since is the version whose amendment deprecates the value",
         );
     }
     match &dep.replacement {
-        None => diags.report(&lints::S3_NO_REPLACEMENT, Some(dep.span), format!("{what} is deprecated without a replacement"), "S3: point writers to the value they should use: add `replacement = \"<name>\"`"),
+        None => diags.report(
+            &lints::S3_NO_REPLACEMENT,
+            Some(dep.span),
+            format!("{what} is deprecated without a replacement"),
+            "S3: point writers to the value they should use: add `replacement = \"<name>\"`",
+        ),
         Some(r) => match names.iter().find(|(n, _)| n == r) {
-            None => diags.report(&lints::UNKNOWN_REFERENCE, Some(dep.span), format!("replacement `{r}` is not allocated in the same space"), "name an allocated value of the same space"),
-            Some((_, true)) => diags.report(&lints::UNKNOWN_REFERENCE, Some(dep.span), format!("replacement `{r}` is itself deprecated"), "W3 needs a non-deprecated equivalent"),
+            None => diags.report(
+                &lints::UNKNOWN_REFERENCE,
+                Some(dep.span),
+                format!("replacement `{r}` is not allocated in the same space"),
+                "name an allocated value of the same space",
+            ),
+            Some((_, true)) => diags.report(
+                &lints::UNKNOWN_REFERENCE,
+                Some(dep.span),
+                format!("replacement `{r}` is itself deprecated"),
+                "W3 needs a non-deprecated equivalent",
+            ),
             Some(_) => {}
         },
     }
@@ -78,61 +163,144 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
     let space = spec.sp(id);
     let mut by_value: HashMap<u32, &Tag> = HashMap::new();
     let mut by_name: HashMap<&str, &Tag> = HashMap::new();
-    let names: Vec<(&str, bool)> = space.tags.iter().map(|t| (t.name.as_str(), t.deprecated.is_some())).collect();
+    let names: Vec<(&str, bool)> = space
+        .tags
+        .iter()
+        .map(|t| (t.name.as_str(), t.deprecated.is_some()))
+        .collect();
     for t in &space.tags {
         if let Some(prev) = by_value.insert(t.value, t) {
             diags.push(
-                Diagnostic::new(&lints::DUPLICATE_VALUE, Some(t.value_span), format!("value {:#04x} of `{}` is allocated to both `{}` and `{}`", t.value, space.name, prev.name, t.name))
-                    .label(prev.value_span, "first allocated here")
-                    .help("a tag value has exactly one meaning (S2); allocate an unused public value"),
+                Diagnostic::new(
+                    &lints::DUPLICATE_VALUE,
+                    Some(t.value_span),
+                    format!(
+                        "value {:#04x} of `{}` is allocated to both `{}` and `{}`",
+                        t.value, space.name, prev.name, t.name
+                    ),
+                )
+                .label(prev.value_span, "first allocated here")
+                .help("a tag value has exactly one meaning (S2); allocate an unused public value"),
             );
         }
         if let Some(prev) = by_name.insert(&t.name, t) {
             diags.push(
-                Diagnostic::new(&lints::DUPLICATE_NAME, Some(t.name_span), format!("`{}` names two values of `{}`", t.name, space.name))
-                    .label(prev.name_span, "first named here")
-                    .help("rename one of them"),
+                Diagnostic::new(
+                    &lints::DUPLICATE_NAME,
+                    Some(t.name_span),
+                    format!("`{}` names two values of `{}`", t.name, space.name),
+                )
+                .label(prev.name_span, "first named here")
+                .help("rename one of them"),
             );
         }
         match space.range_of(t.value) {
             Some(r) if matches!(r.kind, RangeKind::Public { .. }) => {}
             Some(r) => diags.push(
-                Diagnostic::new(&lints::TAG_OUTSIDE_PUBLIC_RANGE, Some(t.value_span), format!("`{}` = {:#04x} lies in a {} range of `{}`", t.name, t.value, r.kind.word(), space.name))
-                    .label(r.span, "this range")
-                    .help("allocate public values from a public range (S1)"),
+                Diagnostic::new(
+                    &lints::TAG_OUTSIDE_PUBLIC_RANGE,
+                    Some(t.value_span),
+                    format!(
+                        "`{}` = {:#04x} lies in a {} range of `{}`",
+                        t.name,
+                        t.value,
+                        r.kind.word(),
+                        space.name
+                    ),
+                )
+                .label(r.span, "this range")
+                .help("allocate public values from a public range (S1)"),
             ),
-            None => diags.report(&lints::TAG_OUTSIDE_PUBLIC_RANGE, Some(t.value_span), format!("`{}` = {:#x} is outside every range of `{}`", t.name, t.value, space.name), "use a value inside the space's public range"),
+            None => diags.report(
+                &lints::TAG_OUTSIDE_PUBLIC_RANGE,
+                Some(t.value_span),
+                format!(
+                    "`{}` = {:#x} is outside every range of `{}`",
+                    t.name, t.value, space.name
+                ),
+                "use a value inside the space's public range",
+            ),
         }
-        since_check(spec, space.axis, t.since, Some(t.span), &format!("`{}`", t.name), diags);
+        since_check(
+            spec,
+            space.axis,
+            t.since,
+            Some(t.span),
+            &format!("`{}`", t.name),
+            diags,
+        );
         if let Some(dep) = &t.deprecated {
-            deprecation(spec, space.axis, t.since, dep, &names, &format!("`{}`", t.name), diags);
+            deprecation(
+                spec,
+                space.axis,
+                t.since,
+                dep,
+                &names,
+                &format!("`{}`", t.name),
+                diags,
+            );
         }
-        if t.structure.is_some() && !matches!(space.name.as_str(), "layout" | "scheme" | "kv_value") && !space.tags.iter().all(|x| x.structure.is_some()) {
-            diags.report(&lints::BAD_VALUE, Some(t.span), "only dispatching spaces name structures", "remove `structure`");
+        if t.structure.is_some()
+            && !matches!(space.name.as_str(), "layout" | "scheme" | "kv_value")
+            && !space.tags.iter().all(|x| x.structure.is_some())
+        {
+            diags.report(
+                &lints::BAD_VALUE,
+                Some(t.span),
+                "only dispatching spaces name structures",
+                "remove `structure`",
+            );
         }
         tag_attrs(spec, space, t, diags);
     }
 }
 
 fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
-    let names_in = |space: &str| -> Vec<String> { spec.space(space).map(|s| spec.sp(s).tags.iter().map(|t| t.name.clone()).collect()).unwrap_or_default() };
+    let names_in = |space: &str| -> Vec<String> {
+        spec.space(space)
+            .map(|s| spec.sp(s).tags.iter().map(|t| t.name.clone()).collect())
+            .unwrap_or_default()
+    };
     match &t.attrs {
         TagAttrs::Scheme(a) => {
             let types = names_in("element_type");
             for s in &a.storage {
                 if !types.contains(s) {
-                    diags.report(&lints::UNKNOWN_REFERENCE, Some(t.span), format!("storage type `{s}` is not an element type"), "name allocated element types");
+                    diags.report(
+                        &lints::UNKNOWN_REFERENCE,
+                        Some(t.span),
+                        format!("storage type `{s}` is not an element type"),
+                        "name allocated element types",
+                    );
                 }
             }
             let st = t.structure.map(|id| spec.s(id));
             for p in &a.parameters {
-                let ok = st.and_then(|s| s.field(&p.index_field)).is_some_and(|(_, f)| f.ty == FieldType::Prim(Prim::U32));
+                let ok = st
+                    .and_then(|s| s.field(&p.index_field))
+                    .is_some_and(|(_, f)| f.ty == FieldType::Prim(Prim::U32));
                 if !ok {
-                    diags.report(&lints::UNKNOWN_REFERENCE, Some(t.span), format!("parameter `{}` names no u32 field `{}` in the scheme's payload", p.name, p.index_field), "name the payload field that holds the buffer index");
+                    diags.report(
+                        &lints::UNKNOWN_REFERENCE,
+                        Some(t.span),
+                        format!(
+                            "parameter `{}` names no u32 field `{}` in the scheme's payload",
+                            p.name, p.index_field
+                        ),
+                        "name the payload field that holds the buffer index",
+                    );
                 }
                 if let Some(flag) = &p.unless_flag {
                     if spec.fs(a.flags).bit(flag).is_none() {
-                        diags.report(&lints::UNKNOWN_FLAG_BIT, Some(t.span), format!("`unless_flag = \"{flag}\"` is not a bit of `{}`", spec.fs(a.flags).name), "name a bit of the scheme's flag set");
+                        diags.report(
+                            &lints::UNKNOWN_FLAG_BIT,
+                            Some(t.span),
+                            format!(
+                                "`unless_flag = \"{flag}\"` is not a bit of `{}`",
+                                spec.fs(a.flags).name
+                            ),
+                            "name a bit of the scheme's flag set",
+                        );
                     }
                 }
             }
@@ -140,11 +308,27 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                 diags.report(&lints::AXIS_MISMATCH, Some(t.span), format!("scheme `{}` has no axis `scheme.{}` in spec.toml", t.name, t.name), "every allocated scheme is versioned on its own axis (RES-6): add it to spec.toml");
             }
             if spec.fs(a.flags).axis != spec.scheme_axis(&t.name).unwrap_or(AxisId(u32::MAX)) {
-                diags.report(&lints::AXIS_MISMATCH, Some(t.span), format!("the flag set of scheme `{}` is not on the scheme's axis", t.name), "a scheme's flags are versioned with its payload");
+                diags.report(
+                    &lints::AXIS_MISMATCH,
+                    Some(t.span),
+                    format!(
+                        "the flag set of scheme `{}` is not on the scheme's axis",
+                        t.name
+                    ),
+                    "a scheme's flags are versioned with its payload",
+                );
             }
             if let Some(st) = st {
                 if spec.ax(st.axis).scheme.as_deref() != Some(&t.name) {
-                    diags.report(&lints::AXIS_MISMATCH, Some(st.span), format!("structure `{}` of scheme `{}` is not on axis `scheme.{}`", st.name, t.name, t.name), "set the payload structure's axis to the scheme's axis");
+                    diags.report(
+                        &lints::AXIS_MISMATCH,
+                        Some(st.span),
+                        format!(
+                            "structure `{}` of scheme `{}` is not on axis `scheme.{}`",
+                            st.name, t.name, t.name
+                        ),
+                        "set the payload structure's axis to the scheme's axis",
+                    );
                 }
             }
         }
@@ -152,7 +336,12 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
             let rules = names_in("composition_rule");
             for r in legal_with {
                 if !rules.contains(r) {
-                    diags.report(&lints::UNKNOWN_REFERENCE, Some(t.span), format!("`{r}` is not a composition rule"), "name allocated composition rules");
+                    diags.report(
+                        &lints::UNKNOWN_REFERENCE,
+                        Some(t.span),
+                        format!("`{r}` is not a composition rule"),
+                        "name allocated composition rules",
+                    );
                 }
             }
         }
@@ -160,13 +349,23 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
             let classes = names_in("memory_class");
             for m in memory_classes {
                 if !classes.contains(m) && m != "private" {
-                    diags.report(&lints::UNKNOWN_REFERENCE, Some(t.span), format!("`{m}` is not a memory class"), "name allocated memory classes or `private`");
+                    diags.report(
+                        &lints::UNKNOWN_REFERENCE,
+                        Some(t.span),
+                        format!("`{m}` is not a memory class"),
+                        "name allocated memory classes or `private`",
+                    );
                 }
             }
         }
         TagAttrs::Layout(a) => {
             if a.rank_min == 0 && t.name != "row_major" {
-                diags.report(&lints::BAD_VALUE, Some(t.span), format!("layout `{}` allows rank 0", t.name), "only row-major may describe a scalar (LAY-3, RES-22)");
+                diags.report(
+                    &lints::BAD_VALUE,
+                    Some(t.span),
+                    format!("layout `{}` allows rank 0", t.name),
+                    "only row-major may describe a scalar (LAY-3, RES-22)",
+                );
             }
         }
         _ => {}
@@ -175,28 +374,76 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
 }
 
 fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
-    let names: Vec<(&str, bool)> = fs.bits.iter().map(|b| (b.name.as_str(), b.deprecated.is_some())).collect();
+    let names: Vec<(&str, bool)> = fs
+        .bits
+        .iter()
+        .map(|b| (b.name.as_str(), b.deprecated.is_some()))
+        .collect();
     for b in &fs.bits {
-        since_check(spec, fs.axis, b.since, Some(b.span), &format!("bit `{}`", b.name), diags);
+        since_check(
+            spec,
+            fs.axis,
+            b.since,
+            Some(b.span),
+            &format!("bit `{}`", b.name),
+            diags,
+        );
         if let Some(dep) = &b.deprecated {
-            deprecation(spec, fs.axis, b.since, dep, &names, &format!("bit `{}`", b.name), diags);
+            deprecation(
+                spec,
+                fs.axis,
+                b.since,
+                dep,
+                &names,
+                &format!("bit `{}`", b.name),
+                diags,
+            );
         }
     }
 }
 
 fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) {
-    since_check(spec, s.axis, s.since, Some(s.span), &format!("structure `{}`", s.name), diags);
+    since_check(
+        spec,
+        s.axis,
+        s.since,
+        Some(s.span),
+        &format!("structure `{}`", s.name),
+        diags,
+    );
     let axis = spec.ax(s.axis);
-    let scope: HashSet<&str> = s.params.iter().map(String::as_str).chain(s.bindings.keys().map(String::as_str)).collect();
+    let scope: HashSet<&str> = s
+        .params
+        .iter()
+        .map(String::as_str)
+        .chain(s.bindings.keys().map(String::as_str))
+        .collect();
     let mut max_since_seen = s.since;
     for (i, f) in s.fields.iter().enumerate() {
-        since_check(spec, s.axis, f.since, f.since_span.or(Some(f.span)), &format!("field `{}.{}`", s.name, f.name), diags);
+        since_check(
+            spec,
+            s.axis,
+            f.since,
+            f.since_span.or(Some(f.span)),
+            &format!("field `{}.{}`", s.name, f.name),
+            diags,
+        );
         if f.since < s.since {
-            diags.report(&lints::SINCE_BEFORE_INITIAL, f.since_span, format!("field `{}` predates its structure `{}`", f.name, s.name), "a field cannot be older than its structure");
+            diags.report(
+                &lints::SINCE_BEFORE_INITIAL,
+                f.since_span,
+                format!("field `{}` predates its structure `{}`", f.name, s.name),
+                "a field cannot be older than its structure",
+            );
         }
         let appended = f.since > s.since;
         let gated_by_new_bit = match &f.presence {
-            Presence::If(Condition::HasBit(_, fsid, bit)) => spec.fs(*fsid).bits.iter().find(|b| b.bit == *bit).is_some_and(|b| b.since == f.since),
+            Presence::If(Condition::HasBit(_, fsid, bit)) => spec
+                .fs(*fsid)
+                .bits
+                .iter()
+                .find(|b| b.bit == *bit)
+                .is_some_and(|b| b.since == f.since),
             _ => false,
         };
         if appended {
@@ -253,7 +500,12 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
         }
         if let Some(Count::Rest) = f.count {
             if !s.framing.is_length_prefixed() || i + 1 != s.fields.len() {
-                diags.report(&lints::BAD_VALUE, Some(f.span), "`count = \"rest\"` needs a length-prefixed structure and the last field", "use a length field instead");
+                diags.report(
+                    &lints::BAD_VALUE,
+                    Some(f.span),
+                    "`count = \"rest\"` needs a length-prefixed structure and the last field",
+                    "use a length field instead",
+                );
             }
         }
         if let FieldType::Dispatch { space, on } = &f.ty {
@@ -262,15 +514,34 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
         for c in &f.checks {
             if let CheckKind::Bytes(b) = &c.kind {
                 if f.count != Some(Count::Const(b.len() as u64)) {
-                    diags.report(&lints::BAD_CHECK, Some(c.span), format!("`bytes` gives {} bytes for a field of another length", b.len()), "the expected bytes must match the field's count");
+                    diags.report(
+                        &lints::BAD_CHECK,
+                        Some(c.span),
+                        format!(
+                            "`bytes` gives {} bytes for a field of another length",
+                            b.len()
+                        ),
+                        "the expected bytes must match the field's count",
+                    );
                 }
             }
         }
     }
     if let Framing::LengthPrefixed { by_field, .. } = &s.framing {
         let f = spec.resolve(by_field);
-        if !matches!(f.ty, FieldType::Prim(Prim::U8 | Prim::U16 | Prim::U32 | Prim::U64)) {
-            diags.report(&lints::BAD_VALUE, Some(s.framing_span), format!("length prefix `{}` is not an unsigned integer", by_field.text), "name an unsigned integer field");
+        if !matches!(
+            f.ty,
+            FieldType::Prim(Prim::U8 | Prim::U16 | Prim::U32 | Prim::U64)
+        ) {
+            diags.report(
+                &lints::BAD_VALUE,
+                Some(s.framing_span),
+                format!(
+                    "length prefix `{}` is not an unsigned integer",
+                    by_field.text
+                ),
+                "name an unsigned integer field",
+            );
         }
     }
     let _ = id;
@@ -279,30 +550,72 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
 /// The structures a dispatching space selects.
 pub fn variants(spec: &Spec, space: SpaceId) -> Vec<StructId> {
     let sp = spec.sp(space);
-    let mut v: Vec<StructId> = sp.tags.iter().filter_map(|t| t.structure).chain(sp.ranges.iter().filter_map(|r| r.structure)).collect();
+    let mut v: Vec<StructId> = sp
+        .tags
+        .iter()
+        .filter_map(|t| t.structure)
+        .chain(sp.ranges.iter().filter_map(|r| r.structure))
+        .collect();
     v.dedup();
     v
 }
 
-fn dispatch(spec: &Spec, s: &Structure, f: &Field, space: SpaceId, on: &TagSource, diags: &mut Diagnostics) {
+fn dispatch(
+    spec: &Spec,
+    s: &Structure,
+    f: &Field,
+    space: SpaceId,
+    on: &TagSource,
+    diags: &mut Diagnostics,
+) {
     let sp = spec.sp(space);
     if !sp.dispatches() {
-        diags.report(&lints::BAD_DISPATCH, Some(f.span), format!("space `{}` selects no structures", sp.name), "give its tags a `structure`");
+        diags.report(
+            &lints::BAD_DISPATCH,
+            Some(f.span),
+            format!("space `{}` selects no structures", sp.name),
+            "give its tags a `structure`",
+        );
         return;
     }
     match on {
         TagSource::Field(path) => {
             if spec.resolve(path).ty != FieldType::Tag(space) {
-                diags.report(&lints::BAD_DISPATCH, Some(f.span), format!("`{}` is not a `tag:{}` field", path.text, sp.name), "dispatch on a tag of the same space");
+                diags.report(
+                    &lints::BAD_DISPATCH,
+                    Some(f.span),
+                    format!("`{}` is not a `tag:{}` field", path.text, sp.name),
+                    "dispatch on a tag of the same space",
+                );
             }
         }
-        TagSource::Peek { path_in_variant, .. } => {
+        TagSource::Peek {
+            path_in_variant, ..
+        } => {
             let mut seen: Option<u64> = None;
             for v in variants(spec, space) {
                 let at = peek_offset(spec, v, path_in_variant, space);
                 match (at, seen) {
-                    (None, _) => diags.report(&lints::BAD_DISPATCH, Some(f.span), format!("variant `{}` has no `tag:{}` field at a fixed offset along `{}`", spec.s(v).name, sp.name, path_in_variant.join(".")), "every variant starts with the tag the dispatch reads"),
-                    (Some(a), Some(b)) if a != b => diags.report(&lints::BAD_DISPATCH, Some(f.span), format!("variant `{}` keeps its tag at byte {a}, others at {b}", spec.s(v).name), "every variant keeps the tag at the same offset"),
+                    (None, _) => diags.report(
+                        &lints::BAD_DISPATCH,
+                        Some(f.span),
+                        format!(
+                            "variant `{}` has no `tag:{}` field at a fixed offset along `{}`",
+                            spec.s(v).name,
+                            sp.name,
+                            path_in_variant.join(".")
+                        ),
+                        "every variant starts with the tag the dispatch reads",
+                    ),
+                    (Some(a), Some(b)) if a != b => diags.report(
+                        &lints::BAD_DISPATCH,
+                        Some(f.span),
+                        format!(
+                            "variant `{}` keeps its tag at byte {a}, others at {b}",
+                            spec.s(v).name
+                        ),
+                        "every variant keeps the tag at the same offset",
+                    ),
                     (Some(a), _) => seen = Some(a),
                 }
             }
@@ -329,12 +642,28 @@ pub fn peek_offset(spec: &Spec, id: StructId, path: &[String], space: SpaceId) -
     None
 }
 
-fn default_fits(spec: &Spec, s: &Structure, f: &Field, d: &DefaultValue, appended: bool, diags: &mut Diagnostics) {
-    let lint = if appended { &lints::S4_DEFAULT_TYPE } else { &lints::DEFAULT_TYPE };
+fn default_fits(
+    spec: &Spec,
+    s: &Structure,
+    f: &Field,
+    d: &DefaultValue,
+    appended: bool,
+    diags: &mut Diagnostics,
+) {
+    let lint = if appended {
+        &lints::S4_DEFAULT_TYPE
+    } else {
+        &lints::DEFAULT_TYPE
+    };
     let sp = f.default_span.or(Some(f.span));
     let prim = f.ty.scalar_prim(spec);
     let bad = |diags: &mut Diagnostics, why: String| {
-        diags.report(lint, sp, format!("the default of `{}.{}` {why}", s.name, f.name), "S4: the documented default is a value of the field's own type");
+        diags.report(
+            lint,
+            sp,
+            format!("the default of `{}.{}` {why}", s.name, f.name),
+            "S4: the documented default is a value of the field's own type",
+        );
     };
     match (d, &f.ty, prim) {
         (DefaultValue::Expr { field, depends_on }, _, _) => {
@@ -351,7 +680,10 @@ fn default_fits(spec: &Spec, s: &Structure, f: &Field, d: &DefaultValue, appende
         }
         (DefaultValue::Bytes(b), FieldType::Bytes, _) => {
             if f.count != Some(Count::Const(b.len() as u64)) {
-                bad(diags, format!("has {} bytes, not the field's length", b.len()));
+                bad(
+                    diags,
+                    format!("has {} bytes, not the field's length", b.len()),
+                );
             }
         }
         (DefaultValue::Int(n), _, Some(p)) if p.is_int() => {
@@ -361,7 +693,10 @@ fn default_fits(spec: &Spec, s: &Structure, f: &Field, d: &DefaultValue, appende
             }
             if let FieldType::Tag(space) = f.ty {
                 if spec.sp(space).tag_by_value(*n as u32).is_none() {
-                    bad(diags, format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name));
+                    bad(
+                        diags,
+                        format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name),
+                    );
                 }
             }
         }
@@ -369,7 +704,10 @@ fn default_fits(spec: &Spec, s: &Structure, f: &Field, d: &DefaultValue, appende
         (DefaultValue::Float(x), _, _) => bad(diags, format!("{x} is a float; the field is not")),
         _ => bad(diags, "does not fit its type".to_string()),
     }
-    if f.count.is_some() && !matches!(d, DefaultValue::Bytes(_)) && !matches!(f.ty, FieldType::Bytes) {
+    if f.count.is_some()
+        && !matches!(d, DefaultValue::Bytes(_))
+        && !matches!(f.ty, FieldType::Bytes)
+    {
         bad(diags, "is a single value; the field repeats".to_string());
     }
 }
@@ -390,7 +728,12 @@ fn recursion(spec: &Spec, diags: &mut Diagnostics) {
             }
         }
         if recursive && s.depth_limit.is_none() {
-            diags.report(&lints::MISSING_DEPTH_LIMIT, Some(s.span), format!("`{}` contains itself but declares no `depth_limit`", s.name), "readers must bound nesting (TL-6): add `depth_limit = <levels>`");
+            diags.report(
+                &lints::MISSING_DEPTH_LIMIT,
+                Some(s.span),
+                format!("`{}` contains itself but declares no `depth_limit`", s.name),
+                "readers must bound nesting (TL-6): add `depth_limit = <levels>`",
+            );
         }
     }
 }
@@ -408,19 +751,40 @@ fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
 }
 
 fn axes(spec: &Spec, diags: &mut Diagnostics) {
-    let schemes: Vec<&str> = spec.space("scheme").map(|s| spec.sp(s).tags.iter().map(|t| t.name.as_str()).collect()).unwrap_or_default();
+    let schemes: Vec<&str> = spec
+        .space("scheme")
+        .map(|s| spec.sp(s).tags.iter().map(|t| t.name.as_str()).collect())
+        .unwrap_or_default();
     for a in &spec.axes {
         if let Some(scheme) = &a.scheme {
             if !schemes.contains(&scheme.as_str()) {
-                diags.report(&lints::AXIS_MISMATCH, Some(a.span), format!("axis `{}` versions scheme `{scheme}`, which is not allocated", a.name), "name an allocated scheme, or remove the axis with a major bump (S5)");
+                diags.report(
+                    &lints::AXIS_MISMATCH,
+                    Some(a.span),
+                    format!(
+                        "axis `{}` versions scheme `{scheme}`, which is not allocated",
+                        a.name
+                    ),
+                    "name an allocated scheme, or remove the axis with a major bump (S5)",
+                );
             }
             if a.name != format!("scheme.{scheme}") {
-                diags.report(&lints::AXIS_MISMATCH, Some(a.span), format!("axis `{}` versions scheme `{scheme}`", a.name), format!("name the axis `scheme.{scheme}`"));
+                diags.report(
+                    &lints::AXIS_MISMATCH,
+                    Some(a.span),
+                    format!("axis `{}` versions scheme `{scheme}`", a.name),
+                    format!("name the axis `scheme.{scheme}`"),
+                );
             }
         }
         for p in a.major.iter().chain(std::iter::once(&a.minor)) {
             if spec.resolve(p).ty != FieldType::Prim(Prim::U8) {
-                diags.report(&lints::AXIS_MISMATCH, Some(a.span), format!("`{}` is not a u8 field", p.text), "a version byte is a u8 field");
+                diags.report(
+                    &lints::AXIS_MISMATCH,
+                    Some(a.span),
+                    format!("`{}` is not a u8 field", p.text),
+                    "a version byte is a u8 field",
+                );
             }
         }
     }

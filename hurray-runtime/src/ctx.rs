@@ -41,7 +41,13 @@ impl Default for ReaderConfig {
 impl ReaderConfig {
     /// A strict reader at the spec's current version on every axis.
     pub fn new() -> ReaderConfig {
-        ReaderConfig { versions: Axis::ALL.iter().map(|a| a.current()).collect(), permissive: false, agreed: Vec::new(), agreed_extension_layouts: Vec::new(), network: false }
+        ReaderConfig {
+            versions: Axis::ALL.iter().map(|a| a.current()).collect(),
+            permissive: false,
+            agreed: Vec::new(),
+            agreed_extension_layouts: Vec::new(),
+            network: false,
+        }
     }
 
     /// Permissive mode (RES-8, RES-9): unknown type tags, unknown schemes and unagreed private
@@ -59,7 +65,12 @@ impl ReaderConfig {
     pub fn with_version(mut self, axis: Axis, v: Version) -> Result<ReaderConfig, ConfigError> {
         let (initial, current) = (axis.initial(), axis.current());
         if v.major != current.major {
-            return Err(ConfigError(format!("axis {} supports major {} only, not {}", axis.name(), current.major, axis.style().show(v))));
+            return Err(ConfigError(format!(
+                "axis {} supports major {} only, not {}",
+                axis.name(),
+                current.major,
+                axis.style().show(v)
+            )));
         }
         if v < initial || v > current {
             return Err(ConfigError(format!(
@@ -76,9 +87,23 @@ impl ReaderConfig {
 
     /// Parse `AXIS=VERSION` (`descriptor=1.0`, `scheme.mxfp=1`).
     pub fn with_version_str(self, spec: &str) -> Result<ReaderConfig, ConfigError> {
-        let (name, ver) = spec.split_once('=').ok_or_else(|| ConfigError(format!("`{spec}`: expected AXIS=VERSION")))?;
-        let axis = Axis::from_name(name).ok_or_else(|| ConfigError(format!("no axis `{name}`; axes: {}", Axis::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "))))?;
-        let v = axis.style().parse(ver).ok_or_else(|| ConfigError(format!("`{ver}` is not a version of axis {name}")))?;
+        let (name, ver) = spec
+            .split_once('=')
+            .ok_or_else(|| ConfigError(format!("`{spec}`: expected AXIS=VERSION")))?;
+        let axis = Axis::from_name(name).ok_or_else(|| {
+            ConfigError(format!(
+                "no axis `{name}`; axes: {}",
+                Axis::ALL
+                    .iter()
+                    .map(|a| a.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+        let v = axis
+            .style()
+            .parse(ver)
+            .ok_or_else(|| ConfigError(format!("`{ver}` is not a version of axis {name}")))?;
         self.with_version(axis, v)
     }
 
@@ -128,7 +153,14 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "warning[{}]: {} (rule {}) (at byte {})", self.rule.code(), self.detail, self.rule.id(), self.offset)
+        write!(
+            f,
+            "warning[{}]: {} (rule {}) (at byte {})",
+            self.rule.code(),
+            self.detail,
+            self.rule.id(),
+            self.offset
+        )
     }
 }
 
@@ -143,7 +175,12 @@ pub struct Ctx<'c> {
 
 impl<'c> Ctx<'c> {
     pub fn new(config: &'c ReaderConfig) -> Ctx<'c> {
-        Ctx { config, data: vec![None; Axis::ALL.len()], warnings: Vec::new(), dereferenceable: true }
+        Ctx {
+            config,
+            data: vec![None; Axis::ALL.len()],
+            warnings: Vec::new(),
+            dereferenceable: true,
+        }
     }
 
     /// The reader's version on `axis`.
@@ -166,10 +203,28 @@ impl<'c> Ctx<'c> {
         let r = self.reader(axis);
         if let Some((too_high, too_low)) = axis.major_rules() {
             if version.major > r.major {
-                return Err(Error::new(too_high, offset, format!("{} major version {} is above this reader's {} (CD3)", axis.name(), version.major, r.major)));
+                return Err(Error::new(
+                    too_high,
+                    offset,
+                    format!(
+                        "{} major version {} is above this reader's {} (CD3)",
+                        axis.name(),
+                        version.major,
+                        r.major
+                    ),
+                ));
             }
             if version.major < r.major {
-                return Err(Error::new(too_low, offset, format!("{} major version {} is below this reader's {}; no migration is defined (CD4)", axis.name(), version.major, r.major)));
+                return Err(Error::new(
+                    too_low,
+                    offset,
+                    format!(
+                        "{} major version {} is below this reader's {}; no migration is defined (CD4)",
+                        axis.name(),
+                        version.major,
+                        r.major
+                    ),
+                ));
             }
         }
         self.data[axis.index()] = Some(version);
@@ -183,10 +238,17 @@ impl<'c> Ctx<'c> {
 
     /// A rule is broken: reject, or in permissive mode accept what the rule allows and mark
     /// the tensor not dereferenceable.
-    pub fn violation(&mut self, rule: Rule, offset: u64, detail: impl Into<String>) -> Result<(), Error> {
+    pub fn violation(
+        &mut self,
+        rule: Rule,
+        offset: u64,
+        detail: impl Into<String>,
+    ) -> Result<(), Error> {
         match rule.action() {
             Action::Reject => Err(Error::new(rule, offset, detail)),
-            Action::Strict | Action::Validate if !self.config.is_permissive() => Err(Error::new(rule, offset, detail)),
+            Action::Strict | Action::Validate if !self.config.is_permissive() => {
+                Err(Error::new(rule, offset, detail))
+            }
             Action::Strict | Action::Validate => {
                 self.dereferenceable = false;
                 self.warn(rule, offset, detail);
@@ -201,7 +263,11 @@ impl<'c> Ctx<'c> {
 
     /// Record a warning.
     pub fn warn(&mut self, rule: Rule, offset: u64, detail: impl Into<String>) {
-        self.warnings.push(Warning { rule, offset, detail: detail.into() });
+        self.warnings.push(Warning {
+            rule,
+            offset,
+            detail: detail.into(),
+        });
     }
 
     /// The tensor's data must not be dereferenced (permissive acceptance of something unknown).
@@ -223,26 +289,79 @@ impl<'c> Ctx<'c> {
 
     /// Check a tag value against the acting version: allocated, known to the reader, and not
     /// newer than the data declares; private values need an agreement.
-    pub fn tag<T: TagSpace>(&mut self, v: TagValue<T>, offset: u64, rule: Option<Rule>) -> Result<TagClass<T>, Error> {
+    pub fn tag<T: TagSpace>(
+        &mut self,
+        v: TagValue<T>,
+        offset: u64,
+        rule: Option<Rule>,
+    ) -> Result<TagClass<T>, Error> {
         let class = v.class();
         match class {
             TagClass::Known(t) => {
                 let (reader, data) = (self.reader(T::AXIS), self.data(T::AXIS));
                 if t.since() > reader {
-                    self.violation(rule.unwrap_or(T::REJECT_UNKNOWN), offset, format!("{} `{}` ({:#04x}) is defined at {}, after this reader's {}", T::NAME, t.name(), v.raw(), T::AXIS.style().show(t.since()), T::AXIS.style().show(reader)))?;
+                    self.violation(
+                        rule.unwrap_or(T::REJECT_UNKNOWN),
+                        offset,
+                        format!(
+                            "{} `{}` ({:#04x}) is defined at {}, after this reader's {}",
+                            T::NAME,
+                            t.name(),
+                            v.raw(),
+                            T::AXIS.style().show(t.since()),
+                            T::AXIS.style().show(reader)
+                        ),
+                    )?;
                 } else if t.since() > data {
-                    return Err(Error::new(Rule::Ver10, offset, format!("{} `{}` is defined at {}, after the data's declared {}", T::NAME, t.name(), T::AXIS.style().show(t.since()), T::AXIS.style().show(data))));
+                    return Err(Error::new(
+                        Rule::Ver10,
+                        offset,
+                        format!(
+                            "{} `{}` is defined at {}, after the data's declared {}",
+                            T::NAME,
+                            t.name(),
+                            T::AXIS.style().show(t.since()),
+                            T::AXIS.style().show(data)
+                        ),
+                    ));
                 }
             }
-            TagClass::Invalid => return Err(Error::new(rule.unwrap_or(T::REJECT_INVALID), offset, format!("{:#04x} is an invalid {} value", v.raw(), T::NAME))),
+            TagClass::Invalid => {
+                return Err(Error::new(
+                    rule.unwrap_or(T::REJECT_INVALID),
+                    offset,
+                    format!("{:#04x} is an invalid {} value", v.raw(), T::NAME),
+                ));
+            }
             TagClass::Private => {
                 if !self.config.is_agreed(T::NAME, v.raw()) {
-                    self.violation(rule.unwrap_or(T::REJECT_PRIVATE), offset, format!("{} {:#04x} is implementation-private and not agreed with this reader", T::NAME, v.raw()))?;
+                    self.violation(
+                        rule.unwrap_or(T::REJECT_PRIVATE),
+                        offset,
+                        format!(
+                            "{} {:#04x} is implementation-private and not agreed with this reader",
+                            T::NAME,
+                            v.raw()
+                        ),
+                    )?;
                 }
             }
             TagClass::UnallocatedPublic { .. } | TagClass::Reserved => {
-                let what = if matches!(class, TagClass::Reserved) { "reserved" } else { "unallocated" };
-                self.violation(rule.unwrap_or(T::REJECT_UNKNOWN), offset, format!("{} {:#04x} is {what} at {}", T::NAME, v.raw(), T::AXIS.style().show(self.reader(T::AXIS))))?;
+                let what = if matches!(class, TagClass::Reserved) {
+                    "reserved"
+                } else {
+                    "unallocated"
+                };
+                self.violation(
+                    rule.unwrap_or(T::REJECT_UNKNOWN),
+                    offset,
+                    format!(
+                        "{} {:#04x} is {what} at {}",
+                        T::NAME,
+                        v.raw(),
+                        T::AXIS.style().show(self.reader(T::AXIS))
+                    ),
+                )?;
             }
         }
         Ok(class)
@@ -254,18 +373,42 @@ impl<'c> Ctx<'c> {
         let known = F::known_at(self.reader(F::AXIS));
         if bits & !known != 0 {
             let unknown = bits & !known;
-            return Err(Error::new(F::RULE, offset, format!("{} has bit(s) {:#x} set that are reserved at {}", F::NAME, unknown, F::AXIS.style().show(self.reader(F::AXIS)))));
+            return Err(Error::new(
+                F::RULE,
+                offset,
+                format!(
+                    "{} has bit(s) {:#x} set that are reserved at {}",
+                    F::NAME,
+                    unknown,
+                    F::AXIS.style().show(self.reader(F::AXIS))
+                ),
+            ));
         }
         let data_known = F::known_at(self.data(F::AXIS));
         if bits & !data_known != 0 {
-            return Err(Error::new(Rule::Ver10, offset, format!("{} bit(s) {:#x} are defined after the data's declared {}", F::NAME, bits & !data_known, F::AXIS.style().show(self.data(F::AXIS)))));
+            return Err(Error::new(
+                Rule::Ver10,
+                offset,
+                format!(
+                    "{} bit(s) {:#x} are defined after the data's declared {}",
+                    F::NAME,
+                    bits & !data_known,
+                    F::AXIS.style().show(self.data(F::AXIS))
+                ),
+            ));
         }
         Ok(())
     }
 
     /// The end of a length-prefixed structure on `axis`: at a version the reader knows the
     /// length must match exactly (RES-7); from a newer one the rest is skipped (CD2).
-    pub fn surplus<'a>(&mut self, axis: Axis, rest: &'a [u8], offset: u64, what: &str) -> Result<&'a [u8], Error> {
+    pub fn surplus<'a>(
+        &mut self,
+        axis: Axis,
+        rest: &'a [u8],
+        offset: u64,
+        what: &str,
+    ) -> Result<&'a [u8], Error> {
         if rest.is_empty() {
             return Ok(rest);
         }
@@ -274,7 +417,12 @@ impl<'c> Ctx<'c> {
             Err(Error::new(
                 Rule::Len1,
                 offset,
-                format!("{} surplus byte(s) at the end of {what}, whose {} version {} this reader knows", rest.len(), axis.name(), axis.style().show(data)),
+                format!(
+                    "{} surplus byte(s) at the end of {what}, whose {} version {} this reader knows",
+                    rest.len(),
+                    axis.name(),
+                    axis.style().show(data)
+                ),
             ))
         } else {
             Ok(rest)

@@ -20,28 +20,51 @@ pub struct Checked<'a> {
 
 /// Read the descriptor at the start of `bytes` (absolute offset `base`), returning it and the
 /// number of bytes it spans (its `descriptor_length`, HDR-6).
-pub fn read_prefix<'a>(bytes: &'a [u8], base: u64, config: &ReaderConfig) -> Result<(Checked<'a>, usize), Error> {
+pub fn read_prefix<'a>(
+    bytes: &'a [u8],
+    base: u64,
+    config: &ReaderConfig,
+) -> Result<(Checked<'a>, usize), Error> {
     let mut ctx = Ctx::new(config);
     let mut r = Reader::new(bytes, base, Rule::Hdr5);
     let view = DescriptorView::parse(&mut r, &mut ctx)?;
     semantic::check_descriptor(&view, &mut ctx)?;
     let len = r.pos();
     let dereferenceable = ctx.dereferenceable();
-    Ok((Checked { view, warnings: ctx.take_warnings(), dereferenceable }, len))
+    Ok((
+        Checked {
+            view,
+            warnings: ctx.take_warnings(),
+            dereferenceable,
+        },
+        len,
+    ))
 }
 
 /// Read a descriptor that spans exactly `bytes`.
 pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<Checked<'a>, Error> {
     let (d, len) = read_prefix(bytes, 0, config)?;
     if len != bytes.len() {
-        return Err(Error::new(Rule::Hdr6, len as u64, format!("{} byte(s) follow the descriptor's {len} bytes", bytes.len() - len)));
+        return Err(Error::new(
+            Rule::Hdr6,
+            len as u64,
+            format!(
+                "{} byte(s) follow the descriptor's {len} bytes",
+                bytes.len() - len
+            ),
+        ));
     }
     Ok(d)
 }
 
 /// Apply the checks that need the tensor's data buffers (sparse structure, parameter values,
 /// reserved element encodings).
-pub fn check_data(d: &mut Checked<'_>, slices: &[&[u8]], offsets: &[u64], config: &ReaderConfig) -> Result<(), Error> {
+pub fn check_data(
+    d: &mut Checked<'_>,
+    slices: &[&[u8]],
+    offsets: &[u64],
+    config: &ReaderConfig,
+) -> Result<(), Error> {
     let mut ctx = Ctx::new(config);
     let facts = Facts::new(&d.view);
     semantic::data::check(&facts, Buffers { slices, offsets }, &mut ctx)?;

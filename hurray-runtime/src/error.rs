@@ -20,7 +20,11 @@ impl Error {
     /// A rejection of `rule` at absolute byte `offset`.
     #[cold]
     pub fn new(rule: Rule, offset: u64, detail: impl Into<String>) -> Error {
-        Error(Box::new(Inner { rule, offset, detail: detail.into() }))
+        Error(Box::new(Inner {
+            rule,
+            offset,
+            detail: detail.into(),
+        }))
     }
 
     /// The stable kebab-case error code (from the rule's entry in `spec/rules`).
@@ -52,13 +56,26 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (rule {}: {})", self.0.detail, self.0.rule.id(), self.0.rule.text())
+        write!(
+            f,
+            "{} (rule {}: {})",
+            self.0.detail,
+            self.0.rule.id(),
+            self.0.rule.text()
+        )
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}] at byte {}: {} (rule {})", self.code(), self.0.offset, self.0.detail, self.0.rule.id())
+        write!(
+            f,
+            "error[{}] at byte {}: {} (rule {})",
+            self.code(),
+            self.0.offset,
+            self.0.detail,
+            self.0.rule.id()
+        )
     }
 }
 

@@ -9,13 +9,20 @@ pub mod contract;
 pub mod ctx;
 pub mod descriptor;
 pub mod error;
+pub mod file;
 pub mod semantic;
 pub mod value;
 pub mod version;
 pub mod wire;
+pub mod writer;
 
 /// Code generated from `spec/` (see `hurray-codegen`).
-#[allow(clippy::all, missing_debug_implementations, unreachable_patterns, unused_parens)]
+#[allow(
+    clippy::all,
+    missing_debug_implementations,
+    unreachable_patterns,
+    unused_parens
+)]
 pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/hurray_generated.rs"));
 }

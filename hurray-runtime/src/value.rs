@@ -7,6 +7,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Null,
+    Bool(bool),
     UInt(u64),
     Int(i64),
     Float(f64),
@@ -64,7 +65,10 @@ pub struct ValueError {
 
 impl ValueError {
     pub fn new(path: &str, message: impl Into<String>) -> ValueError {
-        ValueError { path: path.to_string(), message: message.into() }
+        ValueError {
+            path: path.to_string(),
+            message: message.into(),
+        }
     }
 }
 
@@ -84,7 +88,9 @@ pub mod de {
     /// The field `key` of an object (absent fields are errors).
     pub fn field<'v>(v: &'v Value, path: &str, key: &str) -> Result<&'v Value, ValueError> {
         match v {
-            Value::Object(_) => v.get(key).ok_or_else(|| ValueError::new(&format!("{path}.{key}"), "missing")),
+            Value::Object(_) => v
+                .get(key)
+                .ok_or_else(|| ValueError::new(&format!("{path}.{key}"), "missing")),
             _ => Err(ValueError::new(path, "expected an object")),
         }
     }
@@ -111,7 +117,11 @@ pub mod de {
     pub fn f32(v: &Value, path: &str) -> Result<f32, ValueError> {
         match v {
             Value::Float(x) => Ok(*x as f32),
-            Value::Str(s) => s.strip_prefix("f32:").and_then(|h| u32::from_str_radix(h, 16).ok()).map(f32::from_bits).ok_or_else(|| ValueError::new(path, "expected a number or \"f32:<hex bits>\"")),
+            Value::Str(s) => s
+                .strip_prefix("f32:")
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .map(f32::from_bits)
+                .ok_or_else(|| ValueError::new(path, "expected a number or \"f32:<hex bits>\"")),
             Value::UInt(n) => Ok(*n as f32),
             Value::Int(n) => Ok(*n as f32),
             Value::Defaulted(b) => f32(b, path),
@@ -121,14 +131,22 @@ pub mod de {
 
     pub fn f64(v: &Value, path: &str) -> Result<f64, ValueError> {
         match v {
-            Value::Str(s) => s.strip_prefix("f64:").and_then(|h| u64::from_str_radix(h, 16).ok()).map(f64::from_bits).ok_or_else(|| ValueError::new(path, "expected a number or \"f64:<hex bits>\"")),
-            _ => v.as_f64().ok_or_else(|| ValueError::new(path, "expected a number")),
+            Value::Str(s) => s
+                .strip_prefix("f64:")
+                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                .map(f64::from_bits)
+                .ok_or_else(|| ValueError::new(path, "expected a number or \"f64:<hex bits>\"")),
+            _ => v
+                .as_f64()
+                .ok_or_else(|| ValueError::new(path, "expected a number")),
         }
     }
 
     pub fn tag<T: TagSpace>(v: &Value, path: &str) -> Result<TagValue<T>, ValueError> {
         match v {
-            Value::Str(name) => T::from_name(name).map(TagValue::new).ok_or_else(|| ValueError::new(path, format!("`{name}` is not a {} value", T::NAME))),
+            Value::Str(name) => T::from_name(name).map(TagValue::new).ok_or_else(|| {
+                ValueError::new(path, format!("`{name}` is not a {} value", T::NAME))
+            }),
             _ => Ok(TagValue::from_raw(int::<u32>(v, path)?)),
         }
     }
@@ -136,8 +154,14 @@ pub mod de {
     pub fn bytes(v: &Value, path: &str) -> Result<Vec<u8>, ValueError> {
         match v {
             Value::Bytes(b) | Value::Skipped(b) => Ok(b.clone()),
-            Value::Str(s) => super::hex_decode(s).ok_or_else(|| ValueError::new(path, "expected hex bytes")),
-            Value::Array(a) => a.iter().enumerate().map(|(i, x)| int::<u8>(x, &format!("{path}[{i}]"))).collect(),
+            Value::Str(s) => {
+                super::hex_decode(s).ok_or_else(|| ValueError::new(path, "expected hex bytes"))
+            }
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| int::<u8>(x, &format!("{path}[{i}]")))
+                .collect(),
             _ => Err(ValueError::new(path, "expected bytes")),
         }
     }
@@ -176,5 +200,7 @@ pub fn hex_decode(s: &str) -> Option<Vec<u8>> {
     if c.len() % 2 != 0 {
         return None;
     }
-    c.chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok()).collect()
+    c.chunks(2)
+        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
+        .collect()
 }

@@ -61,7 +61,10 @@ impl<'a, T: Scalar> Array<'a, T> {
     /// An array over `bytes`, whose length is a multiple of `T::SIZE`.
     pub fn new(bytes: &'a [u8]) -> Array<'a, T> {
         debug_assert_eq!(bytes.len() % T::SIZE, 0);
-        Array { bytes, _t: PhantomData }
+        Array {
+            bytes,
+            _t: PhantomData,
+        }
     }
     pub fn len(&self) -> usize {
         self.bytes.len() / T::SIZE
@@ -173,10 +176,26 @@ pub trait TagSpace: Copy + fmt::Debug + PartialEq + Eq + 'static {
     fn lookup(raw: u32) -> Result<Self, UnknownTag> {
         match Self::classify(raw) {
             TagClass::Known(t) => Ok(t),
-            TagClass::UnallocatedPublic { tier } => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::UnallocatedPublic { tier } }),
-            TagClass::Reserved => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::Reserved }),
-            TagClass::Private => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::Private }),
-            TagClass::Invalid => Err(UnknownTag { space: Self::NAME, value: raw, class: TagClass::Invalid }),
+            TagClass::UnallocatedPublic { tier } => Err(UnknownTag {
+                space: Self::NAME,
+                value: raw,
+                class: TagClass::UnallocatedPublic { tier },
+            }),
+            TagClass::Reserved => Err(UnknownTag {
+                space: Self::NAME,
+                value: raw,
+                class: TagClass::Reserved,
+            }),
+            TagClass::Private => Err(UnknownTag {
+                space: Self::NAME,
+                value: raw,
+                class: TagClass::Private,
+            }),
+            TagClass::Invalid => Err(UnknownTag {
+                space: Self::NAME,
+                value: raw,
+                class: TagClass::Invalid,
+            }),
         }
     }
 }
@@ -191,7 +210,10 @@ pub struct TagValue<T> {
 
 impl<T: TagSpace> TagValue<T> {
     pub const fn from_raw(raw: u32) -> TagValue<T> {
-        TagValue { raw, _t: PhantomData }
+        TagValue {
+            raw,
+            _t: PhantomData,
+        }
     }
     pub fn new(tag: T) -> TagValue<T> {
         TagValue::from_raw(tag.value())
@@ -240,6 +262,8 @@ pub trait FlagSet: Copy + fmt::Debug + PartialEq + Eq + 'static {
     fn known_at(v: Version) -> u64;
     /// The name of an allocated bit.
     fn bit_name(bit: u32) -> Option<&'static str>;
+    /// The version that allocated a bit.
+    fn bit_since(bit: u32) -> Option<Version>;
     /// Bits deprecated with a non-deprecated equivalent (W3).
     fn deprecated_mask() -> u64;
     fn contains(self, other: Self) -> bool {
@@ -260,7 +284,12 @@ impl<'a> Reader<'a> {
     /// A reader over `bytes`, which start at absolute offset `base`; reading past the end
     /// breaks `bound`.
     pub fn new(bytes: &'a [u8], base: u64, bound: Rule) -> Reader<'a> {
-        Reader { bytes, pos: 0, base, bound }
+        Reader {
+            bytes,
+            pos: 0,
+            base,
+            bound,
+        }
     }
     /// Absolute offset of the next byte.
     pub fn offset(&self) -> u64 {
@@ -274,7 +303,14 @@ impl<'a> Reader<'a> {
     }
     #[cold]
     fn short(&self, need: u64, what: &str) -> Error {
-        Error::new(self.bound, self.offset(), format!("{what} needs {need} byte(s) but only {} remain", self.remaining()))
+        Error::new(
+            self.bound,
+            self.offset(),
+            format!(
+                "{what} needs {need} byte(s) but only {} remain",
+                self.remaining()
+            ),
+        )
     }
     /// Take `n` bytes.
     pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], Error> {
@@ -293,7 +329,9 @@ impl<'a> Reader<'a> {
     /// Take `count` scalars; the count is checked against the bytes that remain before anything
     /// is touched.
     pub fn array<T: Scalar>(&mut self, count: u64, what: &str) -> Result<Array<'a, T>, Error> {
-        let n = count.checked_mul(T::SIZE as u64).ok_or_else(|| self.short(u64::MAX, what))?;
+        let n = count
+            .checked_mul(T::SIZE as u64)
+            .ok_or_else(|| self.short(u64::MAX, what))?;
         Ok(Array::new(self.take(n, what)?))
     }
     /// Read a scalar `at` bytes ahead without consuming.
@@ -342,7 +380,11 @@ pub struct FixedSeq<'a, V> {
 
 impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
     pub fn new(bytes: &'a [u8], offset: u64) -> FixedSeq<'a, V> {
-        FixedSeq { bytes, offset, _v: PhantomData }
+        FixedSeq {
+            bytes,
+            offset,
+            _v: PhantomData,
+        }
     }
     pub fn len(&self) -> usize {
         self.bytes.len() / V::SIZE
@@ -351,11 +393,21 @@ impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
         self.bytes.is_empty()
     }
     pub fn get(&self, i: usize) -> Option<V> {
-        (i < self.len()).then(|| V::at(&self.bytes[i * V::SIZE..(i + 1) * V::SIZE], self.offset + (i * V::SIZE) as u64))
+        (i < self.len()).then(|| {
+            V::at(
+                &self.bytes[i * V::SIZE..(i + 1) * V::SIZE],
+                self.offset + (i * V::SIZE) as u64,
+            )
+        })
     }
     pub fn iter(&self) -> impl ExactSizeIterator<Item = V> + 'a {
         let (bytes, offset) = (self.bytes, self.offset);
-        (0..bytes.len() / V::SIZE).map(move |i| V::at(&bytes[i * V::SIZE..(i + 1) * V::SIZE], offset + (i * V::SIZE) as u64))
+        (0..bytes.len() / V::SIZE).map(move |i| {
+            V::at(
+                &bytes[i * V::SIZE..(i + 1) * V::SIZE],
+                offset + (i * V::SIZE) as u64,
+            )
+        })
     }
 }
 

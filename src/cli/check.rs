@@ -15,7 +15,7 @@ pub fn run(spec: &Path, against: Option<&Path>, format: Format) -> ExitCode {
     };
     let _ = against;
     let out = diag::render(&loaded.sources, loaded.diags.items(), format);
-    print!("{out}");
+    out!("{out}");
     if loaded.diags.has_errors() {
         ExitCode::from(1)
     } else {

@@ -47,9 +47,12 @@ pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) ->
             let value = contract::descriptor_value(&owned);
             if json_out {
                 let j = descriptor_json(&value, &d.warnings, d.dereferenceable);
-                println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
             } else {
-                print!("{}", super::summary::descriptor(&owned, &value, &d.warnings, d.dereferenceable, 0));
+                out!(
+                    "{}",
+                    super::summary::descriptor(&owned, &value, &d.warnings, d.dereferenceable, 0)
+                );
             }
             ExitCode::SUCCESS
         }
@@ -59,7 +62,11 @@ pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) ->
 
 /// A descriptor value as JSON, with evolution marks, warnings and dereferenceability added
 /// only when there is something to say.
-pub fn descriptor_json(v: &Value, warnings: &[hurray_runtime::Warning], dereferenceable: bool) -> J {
+pub fn descriptor_json(
+    v: &Value,
+    warnings: &[hurray_runtime::Warning],
+    dereferenceable: bool,
+) -> J {
     let mut evo = Evolution::default();
     let mut j = to_json(v, "", &mut evo);
     if let J::Object(m) = &mut j {
@@ -91,7 +98,11 @@ pub fn encode(input: &Path, output: &Path, unchecked: bool) -> ExitCode {
     };
     match j.get("kind").and_then(J::as_str) {
         Some("descriptor") | None => {}
-        Some(other) => return usage_error(format!("cannot encode a `{other}`: encode takes the JSON `decode --json` prints for a descriptor")),
+        Some(other) => {
+            return usage_error(format!(
+                "cannot encode a `{other}`: encode takes the JSON `decode --json` prints for a descriptor"
+            ));
+        }
     }
     let evo = evolution_from_json(&j);
     let value = from_json(&j, "", &evo);

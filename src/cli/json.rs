@@ -17,6 +17,7 @@ pub struct Evolution {
 pub fn to_json(v: &Value, path: &str, evo: &mut Evolution) -> J {
     match v {
         Value::Null => J::Null,
+        Value::Bool(b) => J::Bool(*b),
         Value::UInt(n) => json!(n),
         Value::Int(n) => json!(n),
         Value::Float(x) => {
@@ -28,13 +29,29 @@ pub fn to_json(v: &Value, path: &str, evo: &mut Evolution) -> J {
         }
         Value::Str(s) => J::String(s.clone()),
         Value::Bytes(b) => J::String(hex_encode(b)),
-        Value::Array(a) => J::Array(a.iter().enumerate().map(|(i, x)| to_json(x, &format!("{path}[{i}]"), evo)).collect()),
+        Value::Array(a) => J::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| to_json(x, &format!("{path}[{i}]"), evo))
+                .collect(),
+        ),
         Value::Object(fields) => {
             let mut m = Map::new();
             for (k, x) in fields {
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 match x {
-                    Value::Skipped(b) => evo.skipped.push((if path.is_empty() { "descriptor".to_string() } else { path.to_string() }, b.clone())),
+                    Value::Skipped(b) => evo.skipped.push((
+                        if path.is_empty() {
+                            "descriptor".to_string()
+                        } else {
+                            path.to_string()
+                        },
+                        b.clone(),
+                    )),
                     Value::Defaulted(inner) => {
                         evo.defaulted.push(p.clone());
                         m.insert(k.clone(), to_json(inner, &p, evo));
@@ -55,7 +72,7 @@ pub fn to_json(v: &Value, path: &str, evo: &mut Evolution) -> J {
 pub fn from_json(j: &J, path: &str, evo: &Evolution) -> Value {
     match j {
         J::Null => Value::Null,
-        J::Bool(b) => Value::UInt(u64::from(*b)),
+        J::Bool(b) => Value::Bool(*b),
         J::Number(n) => {
             if let Some(u) = n.as_u64() {
                 Value::UInt(u)
@@ -66,16 +83,34 @@ pub fn from_json(j: &J, path: &str, evo: &Evolution) -> Value {
             }
         }
         J::String(s) => Value::Str(s.clone()),
-        J::Array(a) => Value::Array(a.iter().enumerate().map(|(i, x)| from_json(x, &format!("{path}[{i}]"), evo)).collect()),
+        J::Array(a) => Value::Array(
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| from_json(x, &format!("{path}[{i}]"), evo))
+                .collect(),
+        ),
         J::Object(m) => {
             let mut fields = Vec::new();
             for (k, x) in m {
-                if path.is_empty() && (k == "evolution" || k == "warnings" || k == "dereferenceable") {
+                if path.is_empty()
+                    && (k == "evolution" || k == "warnings" || k == "dereferenceable")
+                {
                     continue;
                 }
-                let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
                 let v = from_json(x, &p, evo);
-                fields.push((k.clone(), if evo.defaulted.contains(&p) { Value::Defaulted(Box::new(v)) } else { v }));
+                fields.push((
+                    k.clone(),
+                    if evo.defaulted.contains(&p) {
+                        Value::Defaulted(Box::new(v))
+                    } else {
+                        v
+                    },
+                ));
             }
             let here = if path.is_empty() { "descriptor" } else { path };
             for (sp, b) in &evo.skipped {
@@ -104,11 +139,17 @@ pub fn evolution_from_json(j: &J) -> Evolution {
     let mut evo = Evolution::default();
     if let Some(e) = j.get("evolution") {
         if let Some(d) = e.get("defaulted").and_then(J::as_array) {
-            evo.defaulted = d.iter().filter_map(|x| x.as_str().map(String::from)).collect();
+            evo.defaulted = d
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect();
         }
         if let Some(s) = e.get("skipped").and_then(J::as_array) {
             for x in s {
-                if let (Some(at), Some(b)) = (x.get("at").and_then(J::as_str), x.get("bytes").and_then(J::as_str)) {
+                if let (Some(at), Some(b)) = (
+                    x.get("at").and_then(J::as_str),
+                    x.get("bytes").and_then(J::as_str),
+                ) {
                     if let Some(bytes) = hurray_runtime::value::hex_decode(b) {
                         evo.skipped.push((at.to_string(), bytes));
                     }

@@ -13,7 +13,11 @@ mod json;
 mod summary;
 
 #[derive(Debug, Parser)]
-#[command(name = "hurray-spec", version, about = "The Hurray format's machine-readable spec: check it, and decode or encode Hurray data")]
+#[command(
+    name = "hurray-spec",
+    version,
+    about = "The Hurray format's machine-readable spec: check it, and decode or encode Hurray data"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -75,9 +79,22 @@ pub fn run() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check { spec, against, format } => check::run(&spec, against.as_deref(), format.into()),
-        Command::Decode { json, permissive, readers, file } => decode::run(&file, json, permissive, &readers),
-        Command::Encode { json_file, output, unchecked } => decode::encode(&json_file, &output, unchecked),
+        Command::Check {
+            spec,
+            against,
+            format,
+        } => check::run(&spec, against.as_deref(), format.into()),
+        Command::Decode {
+            json,
+            permissive,
+            readers,
+            file,
+        } => decode::run(&file, json, permissive, &readers),
+        Command::Encode {
+            json_file,
+            output,
+            unchecked,
+        } => decode::encode(&json_file, &output, unchecked),
     }
 }
 

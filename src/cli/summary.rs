@@ -14,7 +14,11 @@ fn name(v: &Value, key: &str) -> String {
 
 fn inline(v: &Value) -> String {
     match v {
-        Value::Object(f) => f.iter().map(|(k, x)| format!("{k}={}", inline(x))).collect::<Vec<_>>().join(" "),
+        Value::Object(f) => f
+            .iter()
+            .map(|(k, x)| format!("{k}={}", inline(x)))
+            .collect::<Vec<_>>()
+            .join(" "),
         Value::Array(a) if a.len() > 8 => format!("[{} values]", a.len()),
         Value::Array(a) => format!("[{}]", a.iter().map(inline).collect::<Vec<_>>().join(", ")),
         Value::UInt(n) => n.to_string(),
@@ -23,18 +27,40 @@ fn inline(v: &Value) -> String {
         Value::Str(s) => s.clone(),
         Value::Bytes(b) => format!("{} bytes", b.len()),
         Value::Null => "-".into(),
+        Value::Bool(b) => b.to_string(),
         Value::Defaulted(x) => format!("{} (default)", inline(x)),
         Value::Skipped(b) => format!("{} skipped bytes", b.len()),
     }
 }
 
-pub fn descriptor(d: &Descriptor, v: &Value, warnings: &[Warning], dereferenceable: bool, indent: usize) -> String {
+pub fn descriptor(
+    d: &Descriptor,
+    v: &Value,
+    warnings: &[Warning],
+    dereferenceable: bool,
+    indent: usize,
+) -> String {
     let pad = " ".repeat(indent);
     let h = &d.fixed_header;
     let mut out = String::new();
-    let _ = writeln!(out, "{pad}descriptor {}.{}, {} bytes", h.version_major, h.version_minor, h.descriptor_length);
-    let _ = writeln!(out, "{pad}  element type  {} ({:#04x})", name(v, "element_type"), h.type_tag.raw());
-    let _ = writeln!(out, "{pad}  layout        {} ({:#04x}) {}", name(v, "layout"), h.layout_tag.raw(), v.get("layout_fields").map(inline).unwrap_or_default());
+    let _ = writeln!(
+        out,
+        "{pad}descriptor {}.{}, {} bytes",
+        h.version_major, h.version_minor, h.descriptor_length
+    );
+    let _ = writeln!(
+        out,
+        "{pad}  element type  {} ({:#04x})",
+        name(v, "element_type"),
+        h.type_tag.raw()
+    );
+    let _ = writeln!(
+        out,
+        "{pad}  layout        {} ({:#04x}) {}",
+        name(v, "layout"),
+        h.layout_tag.raw(),
+        v.get("layout_fields").map(inline).unwrap_or_default()
+    );
     let _ = writeln!(out, "{pad}  shape         {:?} (rank {})", d.shape, h.rank);
     let _ = writeln!(out, "{pad}  byte_offset   {}", d.byte_offset);
     let _ = writeln!(out, "{pad}  buffers       {}", d.buffer_table.buffers.len());
@@ -49,7 +75,13 @@ pub fn descriptor(d: &Descriptor, v: &Value, warnings: &[Warning], dereferenceab
             b.memory_class.raw()
         );
     }
-    for key in ["quantization", "shard", "statistics", "extension_type", "composite_member"] {
+    for key in [
+        "quantization",
+        "shard",
+        "statistics",
+        "extension_type",
+        "composite_member",
+    ] {
         if let Some(x) = v.get(key) {
             if *x != Value::Null {
                 let _ = writeln!(out, "{pad}  {key:<13} {}", inline(x));
@@ -57,7 +89,10 @@ pub fn descriptor(d: &Descriptor, v: &Value, warnings: &[Warning], dereferenceab
         }
     }
     if !dereferenceable {
-        let _ = writeln!(out, "{pad}  data is not dereferenceable (accepted permissively, or a dimension is dynamic)");
+        let _ = writeln!(
+            out,
+            "{pad}  data is not dereferenceable (accepted permissively, or a dimension is dynamic)"
+        );
     }
     for w in warnings {
         let _ = writeln!(out, "{pad}  {w}");

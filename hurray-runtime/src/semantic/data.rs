@@ -29,18 +29,40 @@ fn u64s(b: &[u8]) -> Array<'_, u64> {
 }
 
 fn idx(b: &[u8], wide: bool) -> Vec<u64> {
-    if wide { u64s(b).to_vec() } else { Array::<u32>::new(&b[..b.len() / 4 * 4]).iter().map(u64::from).collect() }
+    if wide {
+        u64s(b).to_vec()
+    } else {
+        Array::<u32>::new(&b[..b.len() / 4 * 4])
+            .iter()
+            .map(u64::from)
+            .collect()
+    }
 }
 
 /// Run every data check that applies to the descriptor.
 pub fn check(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match f.v.layout_fields() {
         LayoutVariantView::Coo(c) => coo(f, data, ctx, c.nnz(), c.is_sorted() == 1)?,
-        LayoutVariantView::Csr(_) => compressed(f, data, ctx, 0, [Rule::Cr5, Rule::Cr6, Rule::Cr7, Rule::Cr8])?,
-        LayoutVariantView::Csc(_) => compressed(f, data, ctx, 1, [Rule::Cc5, Rule::Cc6, Rule::Cc7, Rule::Cc8])?,
+        LayoutVariantView::Csr(_) => compressed(
+            f,
+            data,
+            ctx,
+            0,
+            [Rule::Cr5, Rule::Cr6, Rule::Cr7, Rule::Cr8],
+        )?,
+        LayoutVariantView::Csc(_) => compressed(
+            f,
+            data,
+            ctx,
+            1,
+            [Rule::Cc5, Rule::Cc6, Rule::Cc7, Rule::Cc8],
+        )?,
         LayoutVariantView::Csf(c) => csf(f, data, ctx, c.nnz(), &c.mode_order().to_vec())?,
         LayoutVariantView::BlockPaged(p) => {
-            let wide = matches!(BlockTableIndexType::classify(p.block_table_index_type().raw()), TagClass::Known(BlockTableIndexType::U64));
+            let wide = matches!(
+                BlockTableIndexType::classify(p.block_table_index_type().raw()),
+                TagClass::Known(BlockTableIndexType::U64)
+            );
             paged(data, ctx, p.num_seqs(), p.num_pages(), wide)?
         }
         _ => {}
@@ -51,8 +73,16 @@ pub fn check(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<
 }
 
 /// CO-5 (bounds) and CO-6 (duplicates).
-fn coo(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, nnz: u64, sorted: bool) -> Result<(), Error> {
-    let Some((b, base)) = data.get(1) else { return Ok(()) };
+fn coo(
+    f: &Facts<'_, '_>,
+    data: Buffers<'_>,
+    ctx: &mut Ctx<'_>,
+    nnz: u64,
+    sorted: bool,
+) -> Result<(), Error> {
+    let Some((b, base)) = data.get(1) else {
+        return Ok(());
+    };
     let ind = u64s(b);
     let rank = f.rank as usize;
     if rank == 0 || ind.len() != nnz as usize * rank {
@@ -61,15 +91,31 @@ fn coo(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, nnz: u64, sorted
     for (i, x) in ind.iter().enumerate() {
         let d = i % rank;
         if x >= f.shape[d] {
-            ctx.violation(Rule::Co5, base + 8 * i as u64, format!("coordinate {x} of entry {} is out of bounds on dimension {d} (size {})", i / rank, f.shape[d]))?;
+            ctx.violation(
+                Rule::Co5,
+                base + 8 * i as u64,
+                format!(
+                    "coordinate {x} of entry {} is out of bounds on dimension {d} (size {})",
+                    i / rank,
+                    f.shape[d]
+                ),
+            )?;
             return Ok(());
         }
     }
-    let tuple = |i: usize| -> Vec<u64> { (0..rank).filter_map(|d| ind.get(i * rank + d)).collect() };
+    let tuple =
+        |i: usize| -> Vec<u64> { (0..rank).filter_map(|d| ind.get(i * rank + d)).collect() };
     if sorted {
         for i in 1..nnz as usize {
             if tuple(i - 1) >= tuple(i) {
-                ctx.violation(Rule::Co6, base + (8 * i * rank) as u64, format!("entries {} and {i} are not strictly increasing although is_sorted is set", i - 1))?;
+                ctx.violation(
+                    Rule::Co6,
+                    base + (8 * i * rank) as u64,
+                    format!(
+                        "entries {} and {i} are not strictly increasing although is_sorted is set",
+                        i - 1
+                    ),
+                )?;
                 return Ok(());
             }
         }
@@ -78,7 +124,14 @@ fn coo(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, nnz: u64, sorted
         all.sort();
         for w in all.windows(2) {
             if w[0].0 == w[1].0 {
-                ctx.violation(Rule::Co6, base + (8 * w[1].1 * rank) as u64, format!("entries {} and {} share coordinates {:?}", w[0].1, w[1].1, w[0].0))?;
+                ctx.violation(
+                    Rule::Co6,
+                    base + (8 * w[1].1 * rank) as u64,
+                    format!(
+                        "entries {} and {} share coordinates {:?}",
+                        w[0].1, w[1].1, w[0].0
+                    ),
+                )?;
                 return Ok(());
             }
         }
@@ -87,8 +140,16 @@ fn coo(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, nnz: u64, sorted
 }
 
 /// CR-5…CR-8 / CC-5…CC-8: pointer array and indices of a compressed rank-2 tensor.
-fn compressed(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, dim: usize, rules: [Rule; 4]) -> Result<(), Error> {
-    let (Some((ib, ibase)), Some((pb, pbase))) = (data.get(1), data.get(2)) else { return Ok(()) };
+fn compressed(
+    f: &Facts<'_, '_>,
+    data: Buffers<'_>,
+    ctx: &mut Ctx<'_>,
+    dim: usize,
+    rules: [Rule; 4],
+) -> Result<(), Error> {
+    let (Some((ib, ibase)), Some((pb, pbase))) = (data.get(1), data.get(2)) else {
+        return Ok(());
+    };
     let (ind, ptr) = (u64s(ib), u64s(pb));
     let nnz = ind.len() as u64;
     let bound = f.shape[1 - dim];
@@ -97,24 +158,44 @@ fn compressed(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, dim: usiz
         return Ok(());
     }
     if ptr.get(0) != Some(0) || ptr.get(n - 1) != Some(nnz) {
-        ctx.violation(rules[0], pbase, format!("pointers start at {:?} and end at {:?}; they must run from 0 to nnz = {nnz}", ptr.get(0), ptr.get(n - 1)))?;
+        ctx.violation(
+            rules[0],
+            pbase,
+            format!(
+                "pointers start at {:?} and end at {:?}; they must run from 0 to nnz = {nnz}",
+                ptr.get(0),
+                ptr.get(n - 1)
+            ),
+        )?;
         return Ok(());
     }
     for i in 0..n - 1 {
         let (a, b) = (ptr.get(i).unwrap_or(0), ptr.get(i + 1).unwrap_or(0));
         if a > b {
-            ctx.violation(rules[1], pbase + 8 * (i as u64 + 1), format!("pointer {} ({b}) is below pointer {i} ({a})", i + 1))?;
+            ctx.violation(
+                rules[1],
+                pbase + 8 * (i as u64 + 1),
+                format!("pointer {} ({b}) is below pointer {i} ({a})", i + 1),
+            )?;
             return Ok(());
         }
         let mut prev: Option<u64> = None;
         for j in a..b.min(nnz) {
             let x = ind.get(j as usize).unwrap_or(0);
             if x >= bound {
-                ctx.violation(rules[3], ibase + 8 * j, format!("index {x} is out of bounds (size {bound})"))?;
+                ctx.violation(
+                    rules[3],
+                    ibase + 8 * j,
+                    format!("index {x} is out of bounds (size {bound})"),
+                )?;
                 return Ok(());
             }
             if prev.is_some_and(|p| p >= x) {
-                ctx.violation(rules[2], ibase + 8 * j, format!("indices of slice {i} are not strictly increasing at entry {j}"))?;
+                ctx.violation(
+                    rules[2],
+                    ibase + 8 * j,
+                    format!("indices of slice {i} are not strictly increasing at entry {j}"),
+                )?;
                 return Ok(());
             }
             prev = Some(x);
@@ -124,41 +205,86 @@ fn compressed(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, dim: usiz
 }
 
 /// CF-7…CF-12: the per-level pos/crd arrays of a CSF tensor.
-fn csf(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, nnz: u64, mode_order: &[u32]) -> Result<(), Error> {
+fn csf(
+    f: &Facts<'_, '_>,
+    data: Buffers<'_>,
+    ctx: &mut Ctx<'_>,
+    nnz: u64,
+    mode_order: &[u32],
+) -> Result<(), Error> {
     let rank = f.rank as usize;
     let mut parents: u64 = 1; // n_{-1}
     for l in 0..rank {
-        let (Some((pb, pbase)), Some((cb, cbase))) = (data.get(2 * l as u64 + 1), data.get(2 * l as u64 + 2)) else { return Ok(()) };
+        let (Some((pb, pbase)), Some((cb, cbase))) =
+            (data.get(2 * l as u64 + 1), data.get(2 * l as u64 + 2))
+        else {
+            return Ok(());
+        };
         let (pos, crd) = (u64s(pb), u64s(cb));
         if pos.len() as u64 != parents + 1 {
-            ctx.violation(Rule::Cf9, pbase, format!("pos_{l} has {} entries; level {l} has {parents} parent(s), so it needs {}", pos.len(), parents + 1))?;
+            ctx.violation(
+                Rule::Cf9,
+                pbase,
+                format!(
+                    "pos_{l} has {} entries; level {l} has {parents} parent(s), so it needs {}",
+                    pos.len(),
+                    parents + 1
+                ),
+            )?;
             return Ok(());
         }
         if pos.get(0) != Some(0) {
-            ctx.violation(Rule::Cf7, pbase, format!("pos_{l}[0] is {:?}, not 0", pos.get(0)))?;
+            ctx.violation(
+                Rule::Cf7,
+                pbase,
+                format!("pos_{l}[0] is {:?}, not 0", pos.get(0)),
+            )?;
             return Ok(());
         }
         let last = pos.get(pos.len() - 1).unwrap_or(0);
         if last != crd.len() as u64 {
-            ctx.violation(Rule::Cf9, pbase + 8 * parents, format!("pos_{l} ends at {last} but crd_{l} holds {} coordinates", crd.len()))?;
+            ctx.violation(
+                Rule::Cf9,
+                pbase + 8 * parents,
+                format!(
+                    "pos_{l} ends at {last} but crd_{l} holds {} coordinates",
+                    crd.len()
+                ),
+            )?;
             return Ok(());
         }
-        let bound = mode_order.get(l).and_then(|m| f.shape.get(*m as usize)).copied().unwrap_or(0);
+        let bound = mode_order
+            .get(l)
+            .and_then(|m| f.shape.get(*m as usize))
+            .copied()
+            .unwrap_or(0);
         for k in 0..parents as usize {
             let (a, b) = (pos.get(k).unwrap_or(0), pos.get(k + 1).unwrap_or(0));
             if a > b {
-                ctx.violation(Rule::Cf8, pbase + 8 * (k as u64 + 1), format!("pos_{l} decreases at {}", k + 1))?;
+                ctx.violation(
+                    Rule::Cf8,
+                    pbase + 8 * (k as u64 + 1),
+                    format!("pos_{l} decreases at {}", k + 1),
+                )?;
                 return Ok(());
             }
             let mut prev: Option<u64> = None;
             for j in a..b {
                 let x = crd.get(j as usize).unwrap_or(0);
                 if x >= bound {
-                    ctx.violation(Rule::Cf11, cbase + 8 * j, format!("crd_{l}[{j}] = {x} is out of bounds (size {bound})"))?;
+                    ctx.violation(
+                        Rule::Cf11,
+                        cbase + 8 * j,
+                        format!("crd_{l}[{j}] = {x} is out of bounds (size {bound})"),
+                    )?;
                     return Ok(());
                 }
                 if prev.is_some_and(|p| p >= x) {
-                    ctx.violation(Rule::Cf10, cbase + 8 * j, format!("crd_{l} is not strictly increasing within parent {k}"))?;
+                    ctx.violation(
+                        Rule::Cf10,
+                        cbase + 8 * j,
+                        format!("crd_{l} is not strictly increasing within parent {k}"),
+                    )?;
                     return Ok(());
                 }
                 prev = Some(x);
@@ -168,32 +294,61 @@ fn csf(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>, nnz: u64, mode_o
     }
     if parents != nnz {
         let rule = if nnz == 0 { Rule::Cf12 } else { Rule::Cf9 };
-        ctx.violation(rule, data.get(2 * rank as u64).map_or(0, |(_, b)| b), format!("the leaf level holds {parents} entries but nnz is {nnz}"))?;
+        ctx.violation(
+            rule,
+            data.get(2 * rank as u64).map_or(0, |(_, b)| b),
+            format!("the leaf level holds {parents} entries but nnz is {nnz}"),
+        )?;
     }
     Ok(())
 }
 
 /// BP-7…BP-9: sequence pointers and page ids of a block-paged tensor.
-fn paged(data: Buffers<'_>, ctx: &mut Ctx<'_>, num_seqs: u32, num_pages: u64, wide: bool) -> Result<(), Error> {
-    let (Some((tb, tbase)), Some((sb, sbase))) = (data.get(1), data.get(2)) else { return Ok(()) };
+fn paged(
+    data: Buffers<'_>,
+    ctx: &mut Ctx<'_>,
+    num_seqs: u32,
+    num_pages: u64,
+    wide: bool,
+) -> Result<(), Error> {
+    let (Some((tb, tbase)), Some((sb, sbase))) = (data.get(1), data.get(2)) else {
+        return Ok(());
+    };
     let (table, seq) = (idx(tb, wide), idx(sb, wide));
     let w = if wide { 8 } else { 4 };
     if seq.len() != num_seqs as usize + 1 {
         return Ok(());
     }
     if seq[0] != 0 || seq[num_seqs as usize] != table.len() as u64 {
-        ctx.violation(Rule::Bp7, sbase, format!("seq_ptr runs from {} to {}; it must run from 0 to the block_table's {} entries", seq[0], seq[num_seqs as usize], table.len()))?;
+        ctx.violation(
+            Rule::Bp7,
+            sbase,
+            format!(
+                "seq_ptr runs from {} to {}; it must run from 0 to the block_table's {} entries",
+                seq[0],
+                seq[num_seqs as usize],
+                table.len()
+            ),
+        )?;
         return Ok(());
     }
     for (i, pair) in seq.windows(2).enumerate() {
         if pair[0] > pair[1] {
-            ctx.violation(Rule::Bp8, sbase + w * (i as u64 + 1), format!("seq_ptr decreases at {}", i + 1))?;
+            ctx.violation(
+                Rule::Bp8,
+                sbase + w * (i as u64 + 1),
+                format!("seq_ptr decreases at {}", i + 1),
+            )?;
             return Ok(());
         }
     }
     for (k, p) in table.iter().enumerate() {
         if *p >= num_pages {
-            ctx.violation(Rule::Bp9, tbase + w * k as u64, format!("block_table[{k}] = {p} is not below num_pages {num_pages}"))?;
+            ctx.violation(
+                Rule::Bp9,
+                tbase + w * k as u64,
+                format!("block_table[{k}] = {p} is not below num_pages {num_pages}"),
+            )?;
             return Ok(());
         }
     }
@@ -202,20 +357,39 @@ fn paged(data: Buffers<'_>, ctx: &mut Ctx<'_>, num_seqs: u32, num_pages: u64, wi
 
 /// PC-9/PC-10, PB-8/PB-11, NF-8, MX-8: the values in parameter buffers.
 fn parameters(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    let Some(q) = f.v.quantization() else { return Ok(()) };
+    let Some(q) = f.v.quantization() else {
+        return Ok(());
+    };
     let storage = match ElementType::classify(f.type_tag) {
         TagClass::Known(t) => t,
         _ => return Ok(()),
     };
-    let scale = f.params.iter().find(|p| p.name == "scale").and_then(|p| data.get(u64::from(p.index)));
-    let zp = f.params.iter().find(|p| p.name == "zero_point").map(|p| p.index);
+    let scale = f
+        .params
+        .iter()
+        .find(|p| p.name == "scale")
+        .and_then(|p| data.get(u64::from(p.index)));
+    let zp = f
+        .params
+        .iter()
+        .find(|p| p.name == "zero_point")
+        .map(|p| p.index);
     let shared = f.params.iter().find(|p| p.name == "scale").map(|p| p.index) == zp;
-    let Some((sb, sbase)) = scale else { return Ok(()) };
+    let Some((sb, sbase)) = scale else {
+        return Ok(());
+    };
     match q.payload() {
         SchemeVariantView::PerChannelAffine(_) => {
             let n = if shared { sb.len() / 8 } else { sb.len() / 4 };
             f32_scales(ctx, &sb[..n * 4], sbase, Rule::Pc9, false)?;
-            zero_points(ctx, storage, data, zp, if shared { n * 4 } else { 0 }, Rule::Pc10)?;
+            zero_points(
+                ctx,
+                storage,
+                data,
+                zp,
+                if shared { n * 4 } else { 0 },
+                Rule::Pc10,
+            )?;
         }
         SchemeVariantView::PerBlockAffine(p) => {
             let width = match ElementType::classify(p.scale_type_tag().raw()) {
@@ -224,28 +398,55 @@ fn parameters(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result
                 _ => 4,
             };
             let bytes = if width == 4 { 4 } else { 2 };
-            let n = if shared { sb.len() / (bytes + 4) } else { sb.len() / bytes };
+            let n = if shared {
+                sb.len() / (bytes + 4)
+            } else {
+                sb.len() / bytes
+            };
             for i in 0..n {
                 let at = sbase + (i * bytes) as u64;
                 let (finite, zero) = match width {
                     2 => half(u16::from_le_bytes([sb[2 * i], sb[2 * i + 1]]), 10),
                     3 => half(u16::from_le_bytes([sb[2 * i], sb[2 * i + 1]]), 7),
                     _ => {
-                        let x = f32::from_le_bytes([sb[4 * i], sb[4 * i + 1], sb[4 * i + 2], sb[4 * i + 3]]);
+                        let x = f32::from_le_bytes([
+                            sb[4 * i],
+                            sb[4 * i + 1],
+                            sb[4 * i + 2],
+                            sb[4 * i + 3],
+                        ]);
                         (x.is_finite(), x == 0.0)
                     }
                 };
                 if !finite || zero {
-                    ctx.violation(Rule::Pb8, at, format!("scale {i} is {}", if zero { "zero" } else { "not finite" }))?;
+                    ctx.violation(
+                        Rule::Pb8,
+                        at,
+                        format!("scale {i} is {}", if zero { "zero" } else { "not finite" }),
+                    )?;
                     break;
                 }
             }
-            zero_points(ctx, storage, data, zp, if shared { n * bytes } else { 0 }, Rule::Pb11)?;
+            zero_points(
+                ctx,
+                storage,
+                data,
+                zp,
+                if shared { n * bytes } else { 0 },
+                Rule::Pb11,
+            )?;
         }
         SchemeVariantView::Nf4(_) => f32_scales(ctx, sb, sbase, Rule::Nf8, true)?,
         SchemeVariantView::Mxfp(_) => {
             if let Some(i) = sb.iter().position(|b| *b == 0x00 || *b == 0xFF) {
-                ctx.violation(Rule::Mx8, sbase + i as u64, format!("MXFP scale {i} is the reserved byte {:#04x} (RES-20)", sb[i]))?;
+                ctx.violation(
+                    Rule::Mx8,
+                    sbase + i as u64,
+                    format!(
+                        "MXFP scale {i} is the reserved byte {:#04x} (RES-20)",
+                        sb[i]
+                    ),
+                )?;
             }
         }
         _ => {}
@@ -259,10 +460,20 @@ fn half(bits: u16, mantissa: u32) -> (bool, bool) {
     (bits & exp_mask != exp_mask, bits & 0x7FFF == 0)
 }
 
-fn f32_scales(ctx: &mut Ctx<'_>, b: &[u8], base: u64, rule: Rule, non_negative: bool) -> Result<(), Error> {
+fn f32_scales(
+    ctx: &mut Ctx<'_>,
+    b: &[u8],
+    base: u64,
+    rule: Rule,
+    non_negative: bool,
+) -> Result<(), Error> {
     for (i, c) in b.chunks_exact(4).enumerate() {
         let x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        let bad = if non_negative { !x.is_finite() || x < 0.0 } else { !x.is_finite() || x == 0.0 };
+        let bad = if non_negative {
+            !x.is_finite() || x < 0.0
+        } else {
+            !x.is_finite() || x == 0.0
+        };
         if bad {
             ctx.violation(rule, base + 4 * i as u64, format!("scale {i} is {x}"))?;
             break;
@@ -271,12 +482,25 @@ fn f32_scales(ctx: &mut Ctx<'_>, b: &[u8], base: u64, rule: Rule, non_negative: 
     Ok(())
 }
 
-fn zero_points(ctx: &mut Ctx<'_>, storage: ElementType, data: Buffers<'_>, index: Option<u32>, skip: usize, rule: Rule) -> Result<(), Error> {
-    let Some((b, base)) = index.and_then(|i| data.get(u64::from(i))) else { return Ok(()) };
+fn zero_points(
+    ctx: &mut Ctx<'_>,
+    storage: ElementType,
+    data: Buffers<'_>,
+    index: Option<u32>,
+    skip: usize,
+    rule: Rule,
+) -> Result<(), Error> {
+    let Some((b, base)) = index.and_then(|i| data.get(u64::from(i))) else {
+        return Ok(());
+    };
     for (i, c) in b[skip.min(b.len())..].chunks_exact(4).enumerate() {
         let z = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         if !super::zero_point_in_range(storage, i64::from(z)) {
-            ctx.violation(rule, base + (skip + 4 * i) as u64, format!("zero point {i} = {z} is outside {}'s range", storage.name()))?;
+            ctx.violation(
+                rule,
+                base + (skip + 4 * i) as u64,
+                format!("zero point {i} = {z} is outside {}'s range", storage.name()),
+            )?;
             break;
         }
     }
@@ -289,19 +513,32 @@ fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), E
     if f.type_tag != ElementType::Float8E8m0.value() {
         return Ok(());
     }
-    let Some((b, base)) = data.get(0) else { return Ok(()) };
+    let Some((b, base)) = data.get(0) else {
+        return Ok(());
+    };
     let range = match f.layout {
         super::LayoutKind::Known(Layout::RowMajor | Layout::ColumnMajor) => {
-            let start = usize::try_from(f.v.byte_offset()).unwrap_or(usize::MAX).min(b.len());
+            let start = usize::try_from(f.v.byte_offset())
+                .unwrap_or(usize::MAX)
+                .min(b.len());
             let n = f.count.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
             start..start.saturating_add(n).min(b.len())
         }
-        super::LayoutKind::Known(Layout::Coo | Layout::Csr | Layout::Csc | Layout::Csf) => 0..b.len(),
+        super::LayoutKind::Known(Layout::Coo | Layout::Csr | Layout::Csc | Layout::Csf) => {
+            0..b.len()
+        }
         _ => return Ok(()),
     };
-    if let Some(i) = b[range.clone()].iter().position(|x| *x == 0x00 || *x == 0xFF) {
+    if let Some(i) = b[range.clone()]
+        .iter()
+        .position(|x| *x == 0x00 || *x == 0xFF)
+    {
         let at = range.start + i;
-        ctx.violation(Rule::Dat3, base + at as u64, format!("float8_e8m0 element byte {:#04x} is reserved", b[at]))?;
+        ctx.violation(
+            Rule::Dat3,
+            base + at as u64,
+            format!("float8_e8m0 element byte {:#04x} is reserved", b[at]),
+        )?;
     }
     Ok(())
 }

@@ -10,7 +10,10 @@ use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::generated::flags::{ComputedMask, DescriptorFlags};
 use crate::generated::rules::Rule;
-use crate::generated::tags::{BlockTableIndexType, CombineOp, CompositionRule, Device, ElementKind, ElementType, Layout, LayoutClass, MemoryClass, Scheme, SyncMode};
+use crate::generated::tags::{
+    BlockTableIndexType, CombineOp, CompositionRule, Device, ElementKind, ElementType, Layout,
+    LayoutClass, MemoryClass, Scheme, SyncMode,
+};
 use crate::structures::{BufferHandleView, DescriptorView, LayoutVariantView, SchemeVariantView};
 use crate::wire::{FixedSeq, TagClass, TagSpace};
 use elements::{DYNAMIC, ElementSize, element_count};
@@ -58,7 +61,9 @@ impl<'v, 'a> Facts<'v, 'a> {
         let type_tag = h.type_tag().raw();
         let elem = match ElementType::classify(type_tag) {
             TagClass::Known(t) => Some(ElementSize::of(t)),
-            _ => v.extension_type().and_then(|e| ElementSize::from_extension(e.bit_width())),
+            _ => v
+                .extension_type()
+                .and_then(|e| ElementSize::from_extension(e.bit_width())),
         };
         let layout = match Layout::classify(h.layout_tag().raw()) {
             TagClass::Known(l) => LayoutKind::Known(l),
@@ -88,7 +93,8 @@ impl<'v, 'a> Facts<'v, 'a> {
     }
 
     fn layout_tag_at(&self) -> u64 {
-        self.v.fixed_header().offset() + crate::structures::FixedHeaderView::OFFSET_LAYOUT_TAG as u64
+        self.v.fixed_header().offset()
+            + crate::structures::FixedHeaderView::OFFSET_LAYOUT_TAG as u64
     }
 
     fn rank_at(&self) -> u64 {
@@ -100,7 +106,8 @@ impl<'v, 'a> Facts<'v, 'a> {
     }
 
     fn byte_size_at(&self, i: u64) -> u64 {
-        self.buffer(i).map_or(self.buffer_count_at(), |b| b.byte_size_at())
+        self.buffer(i)
+            .map_or(self.buffer_count_at(), |b| b.byte_size_at())
     }
 
     /// The layout's own buffers, before the quantization parameter buffers.
@@ -131,15 +138,53 @@ fn scheme_params(p: &SchemeVariantView<'_>) -> (Option<Scheme>, Vec<Param>) {
         SchemeVariantView::PerTensorAffine(x) => (x.header().flags(), Vec::new()),
         SchemeVariantView::PerChannelAffine(x) => (
             x.header().flags(),
-            vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at()), ("zero_point_buffer_index", x.zero_point_buffer_index(), x.zero_point_buffer_index_at())],
+            vec![
+                (
+                    "scale_buffer_index",
+                    x.scale_buffer_index(),
+                    x.scale_buffer_index_at(),
+                ),
+                (
+                    "zero_point_buffer_index",
+                    x.zero_point_buffer_index(),
+                    x.zero_point_buffer_index_at(),
+                ),
+            ],
         ),
         SchemeVariantView::PerBlockAffine(x) => (
             x.header().flags(),
-            vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at()), ("zero_point_buffer_index", x.zero_point_buffer_index(), x.zero_point_buffer_index_at())],
+            vec![
+                (
+                    "scale_buffer_index",
+                    x.scale_buffer_index(),
+                    x.scale_buffer_index_at(),
+                ),
+                (
+                    "zero_point_buffer_index",
+                    x.zero_point_buffer_index(),
+                    x.zero_point_buffer_index_at(),
+                ),
+            ],
         ),
-        SchemeVariantView::Nf4(x) => (x.header().flags(), vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at())]),
-        SchemeVariantView::Mxfp(x) => (x.header().flags(), vec![("scale_buffer_index", x.scale_buffer_index(), x.scale_buffer_index_at())]),
-        SchemeVariantView::Private(..) | SchemeVariantView::Opaque(..) => return (None, Vec::new()),
+        SchemeVariantView::Nf4(x) => (
+            x.header().flags(),
+            vec![(
+                "scale_buffer_index",
+                x.scale_buffer_index(),
+                x.scale_buffer_index_at(),
+            )],
+        ),
+        SchemeVariantView::Mxfp(x) => (
+            x.header().flags(),
+            vec![(
+                "scale_buffer_index",
+                x.scale_buffer_index(),
+                x.scale_buffer_index_at(),
+            )],
+        ),
+        SchemeVariantView::Private(..) | SchemeVariantView::Opaque(..) => {
+            return (None, Vec::new());
+        }
     };
     let mut params = Vec::new();
     for (name, field, unless) in scheme.parameters() {
@@ -147,7 +192,11 @@ fn scheme_params(p: &SchemeVariantView<'_>) -> (Option<Scheme>, Vec<Param>) {
             continue;
         }
         if let Some((_, index, at)) = fields.iter().find(|(f, _, _)| f == field) {
-            params.push(Param { name, index: *index, at: *at });
+            params.push(Param {
+                name,
+                index: *index,
+                at: *at,
+            });
         }
     }
     (Some(scheme), params)
@@ -180,7 +229,17 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         ctx.violation(
             Rule::Flg2,
             h.flags_at(),
-            if private_type { format!("private type tag {:#04x} without HAS_EXTENSION_TYPE", f.type_tag) } else { format!("HAS_EXTENSION_TYPE with non-private type tag {:#04x}", f.type_tag) },
+            if private_type {
+                format!(
+                    "private type tag {:#04x} without HAS_EXTENSION_TYPE",
+                    f.type_tag
+                )
+            } else {
+                format!(
+                    "HAS_EXTENSION_TYPE with non-private type tag {:#04x}",
+                    f.type_tag
+                )
+            },
         )?;
     }
     if f.rank == 0 && f.layout != LayoutKind::Known(Layout::RowMajor) {
@@ -189,7 +248,11 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             LayoutKind::Private(_) => Rule::Ex5,
             _ => Rule::Lay3,
         };
-        ctx.violation(rule, f.layout_tag_at(), "rank 0 (a scalar) is allowed only with row-major layout")?;
+        ctx.violation(
+            rule,
+            f.layout_tag_at(),
+            "rank 0 (a scalar) is allowed only with row-major layout",
+        )?;
     }
     if let LayoutKind::Known(l) = f.layout {
         let (lo, hi) = l.rank_range();
@@ -207,14 +270,30 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 Layout::ColumnMajor => Rule::Cm1,
                 _ => Rule::Lay4,
             };
-            ctx.violation(rule, f.rank_at(), format!("rank {} is outside {}'s range {lo}..={hi}", f.rank, l.name()))?;
+            ctx.violation(
+                rule,
+                f.rank_at(),
+                format!(
+                    "rank {} is outside {}'s range {lo}..={hi}",
+                    f.rank,
+                    l.name()
+                ),
+            )?;
         }
         if l == Layout::Composite {
             if f.flags.has(DescriptorFlags::HAS_COMPOSITE_MEMBER) {
-                ctx.violation(Rule::Ch10, h.flags_at(), "a composite head sets HAS_COMPOSITE_MEMBER")?;
+                ctx.violation(
+                    Rule::Ch10,
+                    h.flags_at(),
+                    "a composite head sets HAS_COMPOSITE_MEMBER",
+                )?;
             }
             if f.flags.has(DescriptorFlags::HAS_QUANTIZATION) {
-                ctx.violation(Rule::Ch11, h.flags_at(), "a composite head sets HAS_QUANTIZATION")?;
+                ctx.violation(
+                    Rule::Ch11,
+                    h.flags_at(),
+                    "a composite head sets HAS_QUANTIZATION",
+                )?;
             }
         }
     }
@@ -225,7 +304,9 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
 fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let off = f.v.byte_offset();
     let at = f.v.byte_offset_at();
-    let LayoutKind::Known(l) = f.layout else { return Ok(()) };
+    let LayoutKind::Known(l) = f.layout else {
+        return Ok(());
+    };
     if l.byte_offset_zero() {
         if off != 0 {
             let rule = match l {
@@ -237,12 +318,27 @@ fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 Layout::Composite => Rule::Ch2,
                 _ => Rule::Ofs2,
             };
-            ctx.violation(rule, at, format!("byte_offset is {off}; {} requires 0", l.name()))?;
+            ctx.violation(
+                rule,
+                at,
+                format!("byte_offset is {off}; {} requires 0", l.name()),
+            )?;
         }
     } else if let Some(b0) = f.buffer(0) {
         if off > b0.byte_size() {
-            let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) { Rule::Rm2 } else { Rule::Ofs1 };
-            ctx.violation(rule, at, format!("byte_offset {off} exceeds buffer 0's byte_size {}", b0.byte_size()))?;
+            let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) {
+                Rule::Rm2
+            } else {
+                Rule::Ofs1
+            };
+            ctx.violation(
+                rule,
+                at,
+                format!(
+                    "byte_offset {off} exceeds buffer 0's byte_size {}",
+                    b0.byte_size()
+                ),
+            )?;
         }
     }
     Ok(())
@@ -276,13 +372,21 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match f.layout {
         LayoutKind::Private(_) => {
             if count < 1 {
-                ctx.violation(Rule::Buf2, at, "an extension layout has at least one buffer")?;
+                ctx.violation(
+                    Rule::Buf2,
+                    at,
+                    "an extension layout has at least one buffer",
+                )?;
             }
         }
         // A scheme this reader does not know (permissive): its parameter buffers are unknown.
         _ if opaque_quant => {
             if count < layout_buffers {
-                ctx.violation(rule, at, format!("buffer_count {count} is below the layout's {layout_buffers} buffers"))?;
+                ctx.violation(
+                    rule,
+                    at,
+                    format!("buffer_count {count} is below the layout's {layout_buffers} buffers"),
+                )?;
             }
         }
         _ => {
@@ -298,9 +402,20 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 Some(Scheme::PerChannelAffine) => Rule::Pc3,
                 _ => Rule::Buf8,
             };
-            ctx.violation(rule, p.at, format!("{} buffer index 0 is the data buffer", p.name))?;
+            ctx.violation(
+                rule,
+                p.at,
+                format!("{} buffer index 0 is the data buffer", p.name),
+            )?;
         } else if u64::from(p.index) < layout_buffers {
-            ctx.violation(Rule::P1, p.at, format!("{} buffer index {} is one of the layout's {layout_buffers} buffers", p.name, p.index))?;
+            ctx.violation(
+                Rule::P1,
+                p.at,
+                format!(
+                    "{} buffer index {} is one of the layout's {layout_buffers} buffers",
+                    p.name, p.index
+                ),
+            )?;
         }
     }
     Ok(())
@@ -314,10 +429,18 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         let sync = b.sync_mode().raw();
         let mem = b.memory_class().raw();
         if dev == Device::Cpu.value() && sync != SyncMode::ProducerSynced.value() {
-            ctx.violation(Rule::Bh9, b.sync_mode_at(), format!("a CPU buffer has sync_mode {sync:#04x}; CPU buffers are producer-synced"))?;
+            ctx.violation(
+                Rule::Bh9,
+                b.sync_mode_at(),
+                format!("a CPU buffer has sync_mode {sync:#04x}; CPU buffers are producer-synced"),
+            )?;
         }
         if ctx.config.is_network() && sync != SyncMode::ProducerSynced.value() {
-            ctx.violation(Rule::Bh10, b.sync_mode_at(), "a buffer received over a network transport is not producer-synced")?;
+            ctx.violation(
+                Rule::Bh10,
+                b.sync_mode_at(),
+                "a buffer received over a network transport is not producer-synced",
+            )?;
         }
         let mem_name = match MemoryClass::classify(mem) {
             TagClass::Known(m) => Some(m.name()),
@@ -331,9 +454,17 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         };
         if let Some(m) = mem_name {
             if m == "private" && !matches!(Device::classify(dev), TagClass::Private) {
-                ctx.violation(Rule::Bh12, b.memory_class_at(), format!("private memory class {mem:#04x} on non-private device {dev:#04x}"))?;
+                ctx.violation(
+                    Rule::Bh12,
+                    b.memory_class_at(),
+                    format!("private memory class {mem:#04x} on non-private device {dev:#04x}"),
+                )?;
             } else if !allowed.contains(&m) {
-                ctx.violation(Rule::Bh13, b.memory_class_at(), format!("memory class {m} is not valid on device {dev:#04x}"))?;
+                ctx.violation(
+                    Rule::Bh13,
+                    b.memory_class_at(),
+                    format!("memory class {m} is not valid on device {dev:#04x}"),
+                )?;
             }
         }
         match first {
@@ -353,14 +484,32 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     Ok(())
 }
 
-fn need(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, rule: Rule, buffer: u64, bytes: u128, exact: bool, what: &str) -> Result<(), Error> {
-    let Some(b) = f.buffer(buffer) else { return Ok(()) };
+fn need(
+    f: &Facts<'_, '_>,
+    ctx: &mut Ctx<'_>,
+    rule: Rule,
+    buffer: u64,
+    bytes: u128,
+    exact: bool,
+    what: &str,
+) -> Result<(), Error> {
+    let Some(b) = f.buffer(buffer) else {
+        return Ok(());
+    };
     let have = u128::from(b.byte_size());
     let ok = if exact { have == bytes } else { have >= bytes };
     if !ok {
         let relation = if exact { "exactly" } else { "at least" };
-        let need = if bytes > u128::from(u64::MAX) { "more than 2^64".to_string() } else { bytes.to_string() };
-        ctx.violation(rule, f.byte_size_at(buffer), format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation} {need}"))?;
+        let need = if bytes > u128::from(u64::MAX) {
+            "more than 2^64".to_string()
+        } else {
+            bytes.to_string()
+        };
+        ctx.violation(
+            rule,
+            f.byte_size_at(buffer),
+            format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation} {need}"),
+        )?;
     }
     Ok(())
 }
@@ -372,7 +521,15 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match lf {
         LayoutVariantView::RowMajor | LayoutVariantView::ColumnMajor => {
             if let (Some(n), Some(e)) = (dense_count, f.elem) {
-                need(f, ctx, Rule::Rm3, 0, e.bytes_for(n).saturating_add(u128::from(f.v.byte_offset())), false, "data")?;
+                need(
+                    f,
+                    ctx,
+                    Rule::Rm3,
+                    0,
+                    e.bytes_for(n).saturating_add(u128::from(f.v.byte_offset())),
+                    false,
+                    "data",
+                )?;
             }
         }
         LayoutVariantView::Strided(s) => {
@@ -403,9 +560,19 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                                 _ => 6,
                             };
                             if off * 8 + lo * bits < 0 {
-                                ctx.violation(Rule::St2, f.v.byte_offset_at(), "the lowest element lies before buffer 0")?;
-                            } else if (off * 8).saturating_add((hi + 1).saturating_mul(bits)) > size.saturating_mul(8) {
-                                ctx.violation(Rule::St3, f.v.byte_offset_at(), "the highest element lies past buffer 0")?;
+                                ctx.violation(
+                                    Rule::St2,
+                                    f.v.byte_offset_at(),
+                                    "the lowest element lies before buffer 0",
+                                )?;
+                            } else if (off * 8).saturating_add((hi + 1).saturating_mul(bits))
+                                > size.saturating_mul(8)
+                            {
+                                ctx.violation(
+                                    Rule::St3,
+                                    f.v.byte_offset_at(),
+                                    "the highest element lies past buffer 0",
+                                )?;
                             }
                         }
                     }
@@ -423,7 +590,15 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                     tiles = tiles.saturating_mul(u128::from(f.shape[k]).div_ceil(ts));
                     per_tile = per_tile.saturating_mul(ts);
                 }
-                need(f, ctx, Rule::Tl7, 0, e.bytes_for(tiles.saturating_mul(per_tile)), false, "data")?;
+                need(
+                    f,
+                    ctx,
+                    Rule::Tl7,
+                    0,
+                    e.bytes_for(tiles.saturating_mul(per_tile)),
+                    false,
+                    "data",
+                )?;
             }
         }
         LayoutVariantView::Morton(m) => {
@@ -432,7 +607,11 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             for (k, b) in bits.iter().enumerate() {
                 let dim = f.shape[k];
                 if dim != DYNAMIC && *b < 64 && dim > (1u64 << b) {
-                    ctx.violation(Rule::Mo3, m.morton_bits_at() + 4 * k as u64, format!("shape[{k}] = {dim} exceeds 2^{b}"))?;
+                    ctx.violation(
+                        Rule::Mo3,
+                        m.morton_bits_at() + 4 * k as u64,
+                        format!("shape[{k}] = {dim} exceeds 2^{b}"),
+                    )?;
                 }
             }
             let total: u64 = bits.iter().map(|b| u64::from(*b)).sum();
@@ -441,7 +620,15 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 ctx.violation(Rule::Mo4, m.morton_bits_at(), format!("morton_bits {bits:?}: codes need {} bits but the buffer holds 2^{total} elements (RES-28)", max * f.rank))?;
             } else if f.count.is_some_and(|n| n > 0) {
                 if let Some(e) = f.elem {
-                    need(f, ctx, Rule::Mo4, 0, e.bytes_for(1u128 << total), false, "data")?;
+                    need(
+                        f,
+                        ctx,
+                        Rule::Mo4,
+                        0,
+                        e.bytes_for(1u128 << total),
+                        false,
+                        "data",
+                    )?;
                 }
             }
         }
@@ -450,7 +637,17 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 let nnz = u128::from(c.nnz());
                 need(f, ctx, Rule::Co8, 0, e.bytes_for(nnz), true, "values")?;
             }
-            need(f, ctx, Rule::Co8, 1, u128::from(c.nnz()).saturating_mul(u128::from(f.rank)).saturating_mul(8), true, "indices")?;
+            need(
+                f,
+                ctx,
+                Rule::Co8,
+                1,
+                u128::from(c.nnz())
+                    .saturating_mul(u128::from(f.rank))
+                    .saturating_mul(8),
+                true,
+                "indices",
+            )?;
         }
         LayoutVariantView::Csr(c) => compressed(f, ctx, c.nnz(), 0, Rule::Cr10)?,
         LayoutVariantView::Csc(c) => compressed(f, ctx, c.nnz(), 1, Rule::Cc10)?,
@@ -460,20 +657,44 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             for (l, m) in c.mode_order().iter().enumerate() {
                 let ok = (m as usize) < seen.len() && !seen[m as usize];
                 if !ok {
-                    ctx.violation(Rule::Cf5, c.mode_order_at() + 4 * l as u64, format!("mode_order[{l}] = {m} repeats or is ≥ rank"))?;
+                    ctx.violation(
+                        Rule::Cf5,
+                        c.mode_order_at() + 4 * l as u64,
+                        format!("mode_order[{l}] = {m} repeats or is ≥ rank"),
+                    )?;
                     break;
                 }
                 seen[m as usize] = true;
             }
             if let Some(e) = f.elem {
-                need(f, ctx, Rule::Cf16, 0, e.bytes_for(u128::from(c.nnz())), true, "values")?;
+                need(
+                    f,
+                    ctx,
+                    Rule::Cf16,
+                    0,
+                    e.bytes_for(u128::from(c.nnz())),
+                    true,
+                    "values",
+                )?;
             }
             need(f, ctx, Rule::Cf16, 1, 16, true, "pos_0")?;
-            need(f, ctx, Rule::Cf16, 2 * f.rank, u128::from(c.nnz()) * 8, true, "leaf crd")?;
+            need(
+                f,
+                ctx,
+                Rule::Cf16,
+                2 * f.rank,
+                u128::from(c.nnz()) * 8,
+                true,
+                "leaf crd",
+            )?;
             for i in 1..=2 * f.rank {
                 if let Some(b) = f.buffer(i) {
                     if b.byte_size() % 8 != 0 {
-                        ctx.violation(Rule::Cf16, b.byte_size_at(), format!("buffer {i} is not a whole number of u64"))?;
+                        ctx.violation(
+                            Rule::Cf16,
+                            b.byte_size_at(),
+                            format!("buffer {i} is not a whole number of u64"),
+                        )?;
                     }
                 }
             }
@@ -483,28 +704,58 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 TagClass::Known(t) => t.index_bytes(),
                 _ => 4,
             };
-            need(f, ctx, Rule::Bp22, 2, (u128::from(p.num_seqs()) + 1) * u128::from(ib), true, "seq_ptr")?;
+            need(
+                f,
+                ctx,
+                Rule::Bp22,
+                2,
+                (u128::from(p.num_seqs()) + 1) * u128::from(ib),
+                true,
+                "seq_ptr",
+            )?;
             if let Some(b) = f.buffer(1) {
                 if b.byte_size() % ib != 0 {
-                    ctx.violation(Rule::Bp22, b.byte_size_at(), format!("block_table is not a whole number of {ib}-byte entries"))?;
+                    ctx.violation(
+                        Rule::Bp22,
+                        b.byte_size_at(),
+                        format!("block_table is not a whole number of {ib}-byte entries"),
+                    )?;
                 }
             }
             if let (Some(e), Some(&h), Some(&d)) = (f.elem, f.shape.get(1), f.shape.get(2)) {
                 if h != DYNAMIC && d != DYNAMIC {
-                    let n = u128::from(p.num_pages()).saturating_mul(u128::from(p.page_size())).saturating_mul(u128::from(h)).saturating_mul(u128::from(d));
+                    let n = u128::from(p.num_pages())
+                        .saturating_mul(u128::from(p.page_size()))
+                        .saturating_mul(u128::from(h))
+                        .saturating_mul(u128::from(d));
                     need(f, ctx, Rule::Bp23, 0, e.bytes_for(n), false, "page_pool")?;
                 }
             }
         }
         LayoutVariantView::Composite(c) => {
             // CH-5, CH-6 (CV-3 for unknown values is a table rule), CH-9.
-            if let (TagClass::Known(rule), TagClass::Known(op)) = (CompositionRule::classify(c.composition_rule().raw()), CombineOp::classify(c.combine_op().raw())) {
+            if let (TagClass::Known(rule), TagClass::Known(op)) = (
+                CompositionRule::classify(c.composition_rule().raw()),
+                CombineOp::classify(c.combine_op().raw()),
+            ) {
                 if !op.legal_with().contains(&rule.name()) {
-                    let r = if rule == CompositionRule::Overlay { Rule::Ch6 } else { Rule::Ch5 };
-                    ctx.violation(r, c.combine_op_at(), format!("combine_op {} is not legal with {}", op.name(), rule.name()))?;
+                    let r = if rule == CompositionRule::Overlay {
+                        Rule::Ch6
+                    } else {
+                        Rule::Ch5
+                    };
+                    ctx.violation(
+                        r,
+                        c.combine_op_at(),
+                        format!("combine_op {} is not legal with {}", op.name(), rule.name()),
+                    )?;
                 }
                 if rule == CompositionRule::Overlay && c.member_count() == 0 {
-                    ctx.violation(Rule::Ch9, c.member_count_at(), "an overlay composite has no members")?;
+                    ctx.violation(
+                        Rule::Ch9,
+                        c.member_count_at(),
+                        "an overlay composite has no members",
+                    )?;
                 }
             }
         }
@@ -513,21 +764,43 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             let p = h.hilbert_order();
             for (k, d) in f.shape.iter().enumerate() {
                 if p >= 64 || *d != 1u64 << p {
-                    ctx.violation(Rule::Hi1, f.v.shape_at() + 8 * k as u64, format!("shape[{k}] = {d} is not 2^hilbert_order = 2^{p}"))?;
+                    ctx.violation(
+                        Rule::Hi1,
+                        f.v.shape_at() + 8 * k as u64,
+                        format!("shape[{k}] = {d} is not 2^hilbert_order = 2^{p}"),
+                    )?;
                     break;
                 }
             }
             if let Some(e) = f.elem {
                 let bits = u64::from(h.hilbert_rank()).saturating_mul(u64::from(p));
                 if bits < 127 {
-                    need(f, ctx, Rule::Hi6, 0, e.bytes_for(1u128 << bits), true, "data")?;
+                    need(
+                        f,
+                        ctx,
+                        Rule::Hi6,
+                        0,
+                        e.bytes_for(1u128 << bits),
+                        true,
+                        "data",
+                    )?;
                 }
             }
         }
         LayoutVariantView::Private(_, x) => {
             // EX-1: an extension layout id needs an agreement.
-            if !ctx.config.is_extension_layout_agreed(x.extension_layout_id()) {
-                ctx.violation(Rule::Ex1, x.extension_layout_id_at(), format!("extension layout id {:#x} is not agreed with this reader", x.extension_layout_id()))?;
+            if !ctx
+                .config
+                .is_extension_layout_agreed(x.extension_layout_id())
+            {
+                ctx.violation(
+                    Rule::Ex1,
+                    x.extension_layout_id_at(),
+                    format!(
+                        "extension layout id {:#x} is not agreed with this reader",
+                        x.extension_layout_id()
+                    ),
+                )?;
             }
         }
     }
@@ -535,9 +808,23 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
 }
 
 /// CSR (`dim` 0) and CSC (`dim` 1) buffer sizes (CR-10, CC-10).
-fn compressed(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, nnz: u64, dim: usize, rule: Rule) -> Result<(), Error> {
+fn compressed(
+    f: &Facts<'_, '_>,
+    ctx: &mut Ctx<'_>,
+    nnz: u64,
+    dim: usize,
+    rule: Rule,
+) -> Result<(), Error> {
     if let Some(e) = f.elem {
-        need(f, ctx, rule, 0, e.bytes_for(u128::from(nnz)), true, "values")?;
+        need(
+            f,
+            ctx,
+            rule,
+            0,
+            e.bytes_for(u128::from(nnz)),
+            true,
+            "values",
+        )?;
     }
     need(f, ctx, rule, 1, u128::from(nnz) * 8, true, "indices")?;
     if let Some(&n) = f.shape.get(dim) {
@@ -562,7 +849,11 @@ fn padded_count(f: &Facts<'_, '_>) -> Option<u128> {
             return None;
         }
         let d = u128::from(*d);
-        n = n.saturating_mul(if k as u64 == u64::from(axis) && block > 0 { d.div_ceil(u128::from(block)) * u128::from(block) } else { d });
+        n = n.saturating_mul(if k as u64 == u64::from(axis) && block > 0 {
+            d.div_ceil(u128::from(block)) * u128::from(block)
+        } else {
+            d
+        });
     }
     Some(n)
 }
@@ -570,9 +861,13 @@ fn padded_count(f: &Facts<'_, '_>) -> Option<u128> {
 /// Storage types, zero points, axis and block rules, parameter buffer sizes (PT, PC, PB,
 /// NF, MX rules), BP-13, and P3 shared buffers (RES-37).
 fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    let Some(q) = f.v.quantization() else { return Ok(()) };
+    let Some(q) = f.v.quantization() else {
+        return Ok(());
+    };
     let payload = q.payload();
-    let Some(scheme) = f.scheme else { return Ok(()) };
+    let Some(scheme) = f.scheme else {
+        return Ok(());
+    };
     // Storage type.
     let storage_ok = match ElementType::classify(f.type_tag) {
         TagClass::Known(t) => scheme.storage().contains(&t),
@@ -586,7 +881,15 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             Scheme::Nf4 => Rule::Nf6,
             Scheme::Mxfp => Rule::Mx6,
         };
-        ctx.violation(rule, f.v.fixed_header().type_tag_at(), format!("{} cannot quantize type tag {:#04x}", scheme.name(), f.type_tag))?;
+        ctx.violation(
+            rule,
+            f.v.fixed_header().type_tag_at(),
+            format!(
+                "{} cannot quantize type tag {:#04x}",
+                scheme.name(),
+                f.type_tag
+            ),
+        )?;
         return Ok(());
     }
     let storage = match ElementType::classify(f.type_tag) {
@@ -597,25 +900,53 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match payload {
         SchemeVariantView::PerTensorAffine(p) => {
             if !zero_point_in_range(storage, i64::from(p.zero_point())) {
-                ctx.violation(Rule::Pt2, p.zero_point_at(), format!("zero_point {} is outside {}'s range", p.zero_point(), storage.name()))?;
+                ctx.violation(
+                    Rule::Pt2,
+                    p.zero_point_at(),
+                    format!(
+                        "zero_point {} is outside {}'s range",
+                        p.zero_point(),
+                        storage.name()
+                    ),
+                )?;
             }
         }
         SchemeVariantView::PerChannelAffine(p) => {
-            let Some(c) = shape_at(p.axis()) else { return Ok(()) };
+            let Some(c) = shape_at(p.axis()) else {
+                return Ok(());
+            };
             if c == DYNAMIC {
-                ctx.violation(Rule::Pc6, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                ctx.violation(
+                    Rule::Pc6,
+                    p.axis_at(),
+                    format!("shape[{}] is dynamic", p.axis()),
+                )?;
                 return Ok(());
             }
             param_sizes(f, ctx, Rule::Pc7, u128::from(c), 4, 4)?;
         }
         SchemeVariantView::PerBlockAffine(p) => {
-            let Some(s) = shape_at(p.axis()) else { return Ok(()) };
+            let Some(s) = shape_at(p.axis()) else {
+                return Ok(());
+            };
             if s == DYNAMIC {
-                ctx.violation(Rule::Pb5, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                ctx.violation(
+                    Rule::Pb5,
+                    p.axis_at(),
+                    format!("shape[{}] is dynamic", p.axis()),
+                )?;
                 return Ok(());
             }
             if s > 0 && u64::from(p.block_size()) > s {
-                ctx.violation(Rule::Pb3, p.block_size_at(), format!("block_size {} exceeds shape[{}] = {s}", p.block_size(), p.axis()))?;
+                ctx.violation(
+                    Rule::Pb3,
+                    p.block_size_at(),
+                    format!(
+                        "block_size {} exceeds shape[{}] = {s}",
+                        p.block_size(),
+                        p.axis()
+                    ),
+                )?;
             }
             let scale = match ElementType::classify(p.scale_type_tag().raw()) {
                 TagClass::Known(ElementType::Float16 | ElementType::Bfloat16) => 2,
@@ -628,32 +959,64 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             if let LayoutKind::Known(Layout::BlockPaged) = f.layout {
                 if let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields() {
                     if p.axis() != 0 || p.block_size() != bp.page_size() {
-                        ctx.violation(Rule::Bp13, p.axis_at(), "paged per-block quantization needs axis 0 and block_size = page_size")?;
+                        ctx.violation(
+                            Rule::Bp13,
+                            p.axis_at(),
+                            "paged per-block quantization needs axis 0 and block_size = page_size",
+                        )?;
                     }
                 }
             }
         }
         SchemeVariantView::Nf4(p) => {
-            let Some(s) = shape_at(p.axis()) else { return Ok(()) };
+            let Some(s) = shape_at(p.axis()) else {
+                return Ok(());
+            };
             if s == DYNAMIC {
-                ctx.violation(Rule::Nf4, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                ctx.violation(
+                    Rule::Nf4,
+                    p.axis_at(),
+                    format!("shape[{}] is dynamic", p.axis()),
+                )?;
                 return Ok(());
             }
             if s > 0 && u64::from(p.block_size()) > s {
-                ctx.violation(Rule::Nf3, p.block_size_at(), format!("block_size {} exceeds shape[{}] = {s}", p.block_size(), p.axis()))?;
+                ctx.violation(
+                    Rule::Nf3,
+                    p.block_size_at(),
+                    format!(
+                        "block_size {} exceeds shape[{}] = {s}",
+                        p.block_size(),
+                        p.axis()
+                    ),
+                )?;
             }
             if let Some(b) = num_blocks(f, p.axis(), p.block_size(), false) {
                 param_sizes(f, ctx, Rule::Nf5, b, 4, 4)?;
             }
         }
         SchemeVariantView::Mxfp(p) => {
-            let Some(s) = shape_at(p.axis()) else { return Ok(()) };
+            let Some(s) = shape_at(p.axis()) else {
+                return Ok(());
+            };
             if s == DYNAMIC {
-                ctx.violation(Rule::Mx4, p.axis_at(), format!("shape[{}] is dynamic", p.axis()))?;
+                ctx.violation(
+                    Rule::Mx4,
+                    p.axis_at(),
+                    format!("shape[{}] is dynamic", p.axis()),
+                )?;
                 return Ok(());
             }
             if s == 0 || p.block_size() == 0 || s % u64::from(p.block_size()) != 0 {
-                ctx.violation(Rule::Mx3, p.block_size_at(), format!("shape[{}] = {s} is not a positive multiple of block_size {}", p.axis(), p.block_size()))?;
+                ctx.violation(
+                    Rule::Mx3,
+                    p.block_size_at(),
+                    format!(
+                        "shape[{}] = {s} is not a positive multiple of block_size {}",
+                        p.axis(),
+                        p.block_size()
+                    ),
+                )?;
                 return Ok(());
             }
             if let Some(b) = num_blocks(f, p.axis(), p.block_size(), true) {
@@ -692,7 +1055,11 @@ fn num_blocks(f: &Facts<'_, '_>, axis: u32, block: u32, exact: bool) -> Option<u
         }
         let d = u128::from(*d);
         n = n.saturating_mul(if k as u64 == u64::from(axis) {
-            if exact { d / u128::from(block) } else { d.div_ceil(u128::from(block)) }
+            if exact {
+                d / u128::from(block)
+            } else {
+                d.div_ceil(u128::from(block))
+            }
         } else {
             d
         });
@@ -702,17 +1069,48 @@ fn num_blocks(f: &Facts<'_, '_>, axis: u32, block: u32, exact: bool) -> Option<u
 
 /// Exact parameter buffer sizes: `count` scales of `scale_bytes`, `count` zero points of
 /// `zp_bytes`; a shared entry holds both end to end (P3, RES-37).
-fn param_sizes(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, rule: Rule, count: u128, scale_bytes: u128, zp_bytes: u128) -> Result<(), Error> {
+fn param_sizes(
+    f: &Facts<'_, '_>,
+    ctx: &mut Ctx<'_>,
+    rule: Rule,
+    count: u128,
+    scale_bytes: u128,
+    zp_bytes: u128,
+) -> Result<(), Error> {
     let scale = f.params.iter().find(|p| p.name == "scale");
     let zp = f.params.iter().find(|p| p.name == "zero_point");
     match (scale, zp) {
-        (Some(s), Some(z)) if s.index == z.index => need(f, ctx, rule, u64::from(s.index), count * (scale_bytes + zp_bytes), true, "shared scales and zero points")?,
+        (Some(s), Some(z)) if s.index == z.index => need(
+            f,
+            ctx,
+            rule,
+            u64::from(s.index),
+            count * (scale_bytes + zp_bytes),
+            true,
+            "shared scales and zero points",
+        )?,
         (s, z) => {
             if let Some(s) = s {
-                need(f, ctx, rule, u64::from(s.index), count * scale_bytes, true, "scales")?;
+                need(
+                    f,
+                    ctx,
+                    rule,
+                    u64::from(s.index),
+                    count * scale_bytes,
+                    true,
+                    "scales",
+                )?;
             }
             if let Some(z) = z {
-                need(f, ctx, rule, u64::from(z.index), count * zp_bytes, true, "zero points")?;
+                need(
+                    f,
+                    ctx,
+                    rule,
+                    u64::from(z.index),
+                    count * zp_bytes,
+                    true,
+                    "zero points",
+                )?;
             }
         }
     }
@@ -723,14 +1121,31 @@ fn param_sizes(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>, rule: Rule, count: u128, sc
 fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     if let Some(sh) = f.v.shard() {
         match f.layout {
-            LayoutKind::Known(Layout::Csf) => ctx.violation(Rule::Cf13, sh.offset(), "a CSF descriptor carries a shard section")?,
-            LayoutKind::Known(Layout::BlockPaged) => ctx.violation(Rule::Bp11, sh.offset(), "a block-paged descriptor carries a shard section")?,
+            LayoutKind::Known(Layout::Csf) => ctx.violation(
+                Rule::Cf13,
+                sh.offset(),
+                "a CSF descriptor carries a shard section",
+            )?,
+            LayoutKind::Known(Layout::BlockPaged) => ctx.violation(
+                Rule::Bp11,
+                sh.offset(),
+                "a block-paged descriptor carries a shard section",
+            )?,
             _ => {}
         }
-        for (k, (parent, off)) in sh.parent_shape().iter().zip(sh.shard_offset().iter()).enumerate() {
+        for (k, (parent, off)) in sh
+            .parent_shape()
+            .iter()
+            .zip(sh.shard_offset().iter())
+            .enumerate()
+        {
             let dim = f.shape[k];
             if parent == DYNAMIC || off == DYNAMIC {
-                ctx.violation(Rule::Shd2, sh.offset() + 8 * k as u64, "a shard field holds the dynamic sentinel (SHD-3)")?;
+                ctx.violation(
+                    Rule::Shd2,
+                    sh.offset() + 8 * k as u64,
+                    "a shard field holds the dynamic sentinel (SHD-3)",
+                )?;
             } else if dim != DYNAMIC && u128::from(off) + u128::from(dim) > u128::from(parent) {
                 ctx.violation(Rule::Shd2, sh.shard_offset_at() + 8 * k as u64, format!("shard_offset[{k}] {off} + shape[{k}] {dim} exceeds parent_shape[{k}] {parent}"))?;
             }
@@ -740,10 +1155,18 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         let (w, p) = (e.bit_width(), e.packing_factor());
         if w >= 8 {
             if p != 1 {
-                ctx.violation(Rule::Ext3, e.packing_factor_at(), format!("bit_width {w} needs packing_factor 1, not {p}"))?;
+                ctx.violation(
+                    Rule::Ext3,
+                    e.packing_factor_at(),
+                    format!("bit_width {w} needs packing_factor 1, not {p}"),
+                )?;
             }
             if w % 8 != 0 {
-                ctx.violation(Rule::Ext10, e.bit_width_at(), format!("bit_width {w} is not a whole number of bytes (RES-24)"))?;
+                ctx.violation(
+                    Rule::Ext10,
+                    e.bit_width_at(),
+                    format!("bit_width {w} is not a whole number of bytes (RES-24)"),
+                )?;
             }
         } else if !matches!(w, 1 | 2 | 4) || u32::from(p) != 8 / w {
             ctx.violation(Rule::Ext4, e.bit_width_at(), format!("bit_width {w} with packing_factor {p}: sub-byte widths are 1, 2 or 4 with packing 8/bit_width"))?;
@@ -760,12 +1183,23 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             };
             if let Some((n, rule)) = layout_nnz {
                 if st.nnz() != n {
-                    ctx.violation(rule, st.nnz_at(), format!("statistics nnz {} differs from the layout's nnz {n}", st.nnz()))?;
+                    ctx.violation(
+                        rule,
+                        st.nnz_at(),
+                        format!(
+                            "statistics nnz {} differs from the layout's nnz {n}",
+                            st.nnz()
+                        ),
+                    )?;
                 }
             }
         }
         if st.computed_mask().has(ComputedMask::NM_SPARSITY_VALID) && st.nm_n() > st.nm_m() {
-            ctx.warn(Rule::Sta6, st.nm_n_at(), format!("nm_n {} exceeds nm_m {}", st.nm_n(), st.nm_m()));
+            ctx.warn(
+                Rule::Sta6,
+                st.nm_n_at(),
+                format!("nm_n {} exceeds nm_m {}", st.nm_n(), st.nm_m()),
+            );
         }
     }
     Ok(())

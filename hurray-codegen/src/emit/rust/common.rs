@@ -7,13 +7,22 @@ use quote::{format_ident, quote};
 use crate::model::*;
 
 pub fn ident(s: &str) -> Ident {
-    let s = if syn::parse_str::<Ident>(s).is_ok() { s.to_string() } else { format!("r#{s}") };
-    syn::parse_str::<Ident>(&s).unwrap_or_else(|_| Ident::new("invalid_identifier", PSpan::call_site()))
+    let s = if syn::parse_str::<Ident>(s).is_ok() {
+        s.to_string()
+    } else {
+        format!("r#{s}")
+    };
+    syn::parse_str::<Ident>(&s)
+        .unwrap_or_else(|_| Ident::new("invalid_identifier", PSpan::call_site()))
 }
 
 pub fn camel(s: &str) -> Ident {
     let c = s.replace('.', "_").to_upper_camel_case();
-    let c = if c.starts_with(|ch: char| ch.is_ascii_digit()) { format!("V{c}") } else { c };
+    let c = if c.starts_with(|ch: char| ch.is_ascii_digit()) {
+        format!("V{c}")
+    } else {
+        c
+    };
     format_ident!("{}", c)
 }
 
@@ -49,7 +58,10 @@ pub fn flags_type(spec: &Spec, id: FlagSetId) -> Ident {
 }
 
 pub fn version_tokens(v: Version) -> TokenStream {
-    let (a, b) = (Literal::u8_unsuffixed(v.major as u8), Literal::u8_unsuffixed(v.minor as u8));
+    let (a, b) = (
+        Literal::u8_unsuffixed(v.major as u8),
+        Literal::u8_unsuffixed(v.minor as u8),
+    );
     quote!(crate::version::Version::new(#a, #b))
 }
 

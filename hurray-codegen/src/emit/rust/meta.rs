@@ -10,9 +10,19 @@ pub fn axes(spec: &Spec) -> TokenStream {
     let variants: Vec<_> = spec.axes.iter().map(|a| axis_variant(&a.name)).collect();
     let docs: Vec<_> = spec.axes.iter().map(|a| doc(&a.title)).collect();
     let names: Vec<_> = spec.axes.iter().map(|a| a.name.as_str()).collect();
-    let indices: Vec<_> = (0..spec.axes.len()).map(|i| Literal::usize_unsuffixed(i)).collect();
-    let currents: Vec<_> = spec.axes.iter().map(|a| version_tokens(a.current)).collect();
-    let initials: Vec<_> = spec.axes.iter().map(|a| version_tokens(a.initial)).collect();
+    let indices: Vec<_> = (0..spec.axes.len())
+        .map(|i| Literal::usize_unsuffixed(i))
+        .collect();
+    let currents: Vec<_> = spec
+        .axes
+        .iter()
+        .map(|a| version_tokens(a.current))
+        .collect();
+    let initials: Vec<_> = spec
+        .axes
+        .iter()
+        .map(|a| version_tokens(a.initial))
+        .collect();
     let styles: Vec<_> = spec
         .axes
         .iter()
@@ -43,6 +53,28 @@ pub fn axes(spec: &Spec) -> TokenStream {
             Some(quote!(#value => Some(Axis::#v),))
         })
         .collect();
+    // The R4 defaults table, derived from every field appended after its structure's first
+    // version (never written twice).
+    let mut defaults = Vec::new();
+    for st in &spec.structures {
+        for f in &st.fields {
+            if f.since > st.since {
+                let v = axis_variant(&spec.ax(st.axis).name);
+                let since = version_tokens(f.since);
+                let (sn, fname) = (st.name.as_str(), f.name.as_str());
+                let default = match &f.default {
+                    Some(DefaultValue::Int(n)) => n.to_string(),
+                    Some(DefaultValue::Float(x)) => format!("{x:?}"),
+                    Some(DefaultValue::Bytes(b)) => crate::diag::hex(b),
+                    Some(DefaultValue::Expr { field, .. }) => {
+                        format!("= {}", st.fields[*field].name)
+                    }
+                    None => "(none)".to_string(),
+                };
+                defaults.push(quote!(AppendedField { axis: Axis::#v, structure: #sn, field: #fname, since: #since, default: #default }));
+            }
+        }
+    }
     let status = match spec.status {
         Status::Draft => "draft",
         Status::Released => "released",
@@ -50,6 +82,21 @@ pub fn axes(spec: &Spec) -> TokenStream {
     quote! {
         /// `"draft"` before the first stable release, `"released"` after.
         pub const STATUS: &str = #status;
+
+        /// A field appended to a length-prefixed structure after its first version (S4, R4).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct AppendedField {
+            pub axis: Axis,
+            pub structure: &'static str,
+            pub field: &'static str,
+            pub since: crate::version::Version,
+            /// The documented default, as the spec writes it.
+            pub default: &'static str,
+        }
+
+        /// The defaults table for appended trailing fields (versioning § Defaults), derived from
+        /// the fields' `since` and `default`.
+        pub const DEFAULTS: &[AppendedField] = &[#(#defaults),*];
 
         /// A version axis.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -78,7 +125,11 @@ pub fn axes(spec: &Spec) -> TokenStream {
 
 pub fn rules(spec: &Spec) -> TokenStream {
     let variants: Vec<_> = spec.rules.iter().map(|r| rule_variant(&r.id)).collect();
-    let docs: Vec<_> = spec.rules.iter().map(|r| doc(&format!("{}: {}", r.id, r.text))).collect();
+    let docs: Vec<_> = spec
+        .rules
+        .iter()
+        .map(|r| doc(&format!("{}: {}", r.id, r.text)))
+        .collect();
     let ids: Vec<_> = spec.rules.iter().map(|r| r.id.as_str()).collect();
     let codes: Vec<_> = spec.rules.iter().map(|r| r.code.as_str()).collect();
     let texts: Vec<_> = spec.rules.iter().map(|r| r.text.as_str()).collect();
@@ -174,10 +225,18 @@ pub fn tags(spec: &Spec) -> TokenStream {
         let ty = space_type(spec, id);
         let name = sp.name.as_str();
         let axis = axis_path(spec, sp.axis);
-        let (inv, unk, prv) = (rule_path(spec, sp.reject.invalid), rule_path(spec, sp.reject.unknown), rule_path(spec, sp.reject.private));
+        let (inv, unk, prv) = (
+            rule_path(spec, sp.reject.invalid),
+            rule_path(spec, sp.reject.unknown),
+            rule_path(spec, sp.reject.private),
+        );
         let raw = prim_type(sp.width.prim());
         let variants: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
-        let docs: Vec<_> = sp.tags.iter().map(|t| doc(&format!("`{:#04x}`: {}", t.value, t.title))).collect();
+        let docs: Vec<_> = sp
+            .tags
+            .iter()
+            .map(|t| doc(&format!("`{:#04x}`: {}", t.value, t.title)))
+            .collect();
         let deprecations: Vec<_> = sp
             .tags
             .iter()
@@ -186,14 +245,21 @@ pub fn tags(spec: &Spec) -> TokenStream {
                     let note = format!(
                         "deprecated since {}{}",
                         spec.ax(sp.axis).show(d.since),
-                        d.replacement.as_ref().map(|r| format!("; use `{r}`")).unwrap_or_default()
+                        d.replacement
+                            .as_ref()
+                            .map(|r| format!("; use `{r}`"))
+                            .unwrap_or_default()
                     );
                     quote!(#[deprecated(note = #note)])
                 }
                 None => quote!(),
             })
             .collect();
-        let values: Vec<_> = sp.tags.iter().map(|t| Literal::u32_unsuffixed(t.value)).collect();
+        let values: Vec<_> = sp
+            .tags
+            .iter()
+            .map(|t| Literal::u32_unsuffixed(t.value))
+            .collect();
         let names: Vec<_> = sp.tags.iter().map(|t| t.name.as_str()).collect();
         let titles: Vec<_> = sp.tags.iter().map(|t| t.title.as_str()).collect();
         let sinces: Vec<_> = sp.tags.iter().map(|t| version_tokens(t.since)).collect();
@@ -211,19 +277,24 @@ pub fn tags(spec: &Spec) -> TokenStream {
         let replacements: Vec<_> = sp
             .tags
             .iter()
-            .map(|t| match t.deprecated.as_ref().and_then(|d| d.replacement.as_ref()) {
-                Some(r) => {
-                    let v = camel(r);
-                    quote!(Some(#ty::#v))
-                }
-                None => quote!(None),
-            })
+            .map(
+                |t| match t.deprecated.as_ref().and_then(|d| d.replacement.as_ref()) {
+                    Some(r) => {
+                        let v = camel(r);
+                        quote!(Some(#ty::#v))
+                    }
+                    None => quote!(None),
+                },
+            )
             .collect();
         let range_arms: Vec<_> = sp
             .ranges
             .iter()
             .map(|r| {
-                let (a, b) = (Literal::u32_unsuffixed(r.from), Literal::u32_unsuffixed(r.to));
+                let (a, b) = (
+                    Literal::u32_unsuffixed(r.from),
+                    Literal::u32_unsuffixed(r.to),
+                );
                 let class = match r.kind {
                     RangeKind::Invalid => quote!(crate::wire::TagClass::Invalid),
                     RangeKind::Reserved => quote!(crate::wire::TagClass::Reserved),
@@ -246,7 +317,10 @@ pub fn tags(spec: &Spec) -> TokenStream {
             .ranges
             .iter()
             .map(|r| {
-                let (a, b) = (Literal::u32_unsuffixed(r.from), Literal::u32_unsuffixed(r.to));
+                let (a, b) = (
+                    Literal::u32_unsuffixed(r.from),
+                    Literal::u32_unsuffixed(r.to),
+                );
                 let kind = r.kind.word();
                 let note = r.note.as_str();
                 quote!((#a, #b, #kind, #note))
@@ -254,7 +328,11 @@ pub fn tags(spec: &Spec) -> TokenStream {
             .collect();
         let extra = tag_attr_methods(spec, id);
         let tydoc = format!(" {} tag space (`{}`).", sp.title, sp.name);
-        let allow_dep = if sp.tags.iter().any(|t| t.deprecated.is_some()) { quote!(#[allow(deprecated)]) } else { quote!() };
+        let allow_dep = if sp.tags.iter().any(|t| t.deprecated.is_some()) {
+            quote!(#[allow(deprecated)])
+        } else {
+            quote!()
+        };
         out.extend(quote! {
             #[doc = #tydoc]
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -313,11 +391,24 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
     let vs: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
     match sp.name.as_str() {
         "element_type" => {
-            let attrs: Vec<&ElementTypeAttrs> = sp.tags.iter().filter_map(|t| if let TagAttrs::ElementType(a) = &t.attrs { Some(a) } else { None }).collect();
+            let attrs: Vec<&ElementTypeAttrs> = sp
+                .tags
+                .iter()
+                .filter_map(|t| {
+                    if let TagAttrs::ElementType(a) = &t.attrs {
+                        Some(a)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             if attrs.len() != sp.tags.len() {
                 return quote!();
             }
-            let bits: Vec<_> = attrs.iter().map(|a| Literal::u32_unsuffixed(a.bits)).collect();
+            let bits: Vec<_> = attrs
+                .iter()
+                .map(|a| Literal::u32_unsuffixed(a.bits))
+                .collect();
             let kinds: Vec<_> = attrs
                 .iter()
                 .map(|a| {
@@ -332,7 +423,10 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                     quote!(Packing::#k)
                 })
                 .collect();
-            let formats: Vec<_> = attrs.iter().map(|a| a.format.clone().unwrap_or_default()).collect();
+            let formats: Vec<_> = attrs
+                .iter()
+                .map(|a| a.format.clone().unwrap_or_default())
+                .collect();
             quote! {
                 /// Bit width of one element.
                 pub fn bits(self) -> u32 { match self { #(#ty::#vs => #bits,)* } }
@@ -343,7 +437,17 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         "layout" => {
-            let attrs: Vec<&LayoutAttrs> = sp.tags.iter().filter_map(|t| if let TagAttrs::Layout(a) = &t.attrs { Some(a) } else { None }).collect();
+            let attrs: Vec<&LayoutAttrs> = sp
+                .tags
+                .iter()
+                .filter_map(|t| {
+                    if let TagAttrs::Layout(a) = &t.attrs {
+                        Some(a)
+                    } else {
+                        None
+                    }
+                })
+                .collect();
             if attrs.len() != sp.tags.len() {
                 return quote!();
             }
@@ -354,11 +458,26 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                     quote!(LayoutClass::#k)
                 })
                 .collect();
-            let rmin: Vec<_> = attrs.iter().map(|a| Literal::u32_unsuffixed(a.rank_min)).collect();
-            let rmax: Vec<_> = attrs.iter().map(|a| Literal::u32_unsuffixed(a.rank_max)).collect();
-            let ba: Vec<_> = attrs.iter().map(|a| Literal::u64_unsuffixed(a.buffers.a as u64)).collect();
-            let bb: Vec<_> = attrs.iter().map(|a| Literal::u64_unsuffixed(a.buffers.b as u64)).collect();
-            let zero: Vec<_> = attrs.iter().map(|a| a.byte_offset == ByteOffsetRule::Zero).collect();
+            let rmin: Vec<_> = attrs
+                .iter()
+                .map(|a| Literal::u32_unsuffixed(a.rank_min))
+                .collect();
+            let rmax: Vec<_> = attrs
+                .iter()
+                .map(|a| Literal::u32_unsuffixed(a.rank_max))
+                .collect();
+            let ba: Vec<_> = attrs
+                .iter()
+                .map(|a| Literal::u64_unsuffixed(a.buffers.a as u64))
+                .collect();
+            let bb: Vec<_> = attrs
+                .iter()
+                .map(|a| Literal::u64_unsuffixed(a.buffers.b as u64))
+                .collect();
+            let zero: Vec<_> = attrs
+                .iter()
+                .map(|a| a.byte_offset == ByteOffsetRule::Zero)
+                .collect();
             quote! {
                 pub fn class(self) -> LayoutClass { match self { #(#ty::#vs => #classes,)* } }
                 /// The ranks the layout allows, inclusive.
@@ -374,11 +493,20 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = if let TagAttrs::Device { memory_classes } = &t.attrs { memory_classes.clone() } else { Vec::new() };
+                    let m = if let TagAttrs::Device { memory_classes } = &t.attrs {
+                        memory_classes.clone()
+                    } else {
+                        Vec::new()
+                    };
                     quote!(&[#(#m),*])
                 })
                 .collect();
-            let private: Vec<String> = sp.ranges.iter().filter(|r| r.kind == RangeKind::Private).flat_map(|r| r.memory_classes.clone()).collect();
+            let private: Vec<String> = sp
+                .ranges
+                .iter()
+                .filter(|r| r.kind == RangeKind::Private)
+                .flat_map(|r| r.memory_classes.clone())
+                .collect();
             quote! {
                 /// Names of the memory classes valid on this device (BH-13); `private` is the private range.
                 pub fn memory_classes(self) -> &'static [&'static str] { match self { #(#ty::#vs => #lists,)* } }
@@ -393,10 +521,14 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             for t in &sp.tags {
                 if let TagAttrs::Scheme(a) = &t.attrs {
                     let et = spec.space("element_type").map(|e| space_type(spec, e));
-                    let st: Vec<_> = a.storage.iter().map(|s| {
-                        let v = camel(s);
-                        quote!(super::tags::#et::#v)
-                    }).collect();
+                    let st: Vec<_> = a
+                        .storage
+                        .iter()
+                        .map(|s| {
+                            let v = camel(s);
+                            quote!(super::tags::#et::#v)
+                        })
+                        .collect();
                     storage.push(quote!(&[#(#st),*]));
                     let ps: Vec<_> = a
                         .parameters
@@ -435,7 +567,11 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = if let TagAttrs::CombineOp { legal_with } = &t.attrs { legal_with.clone() } else { Vec::new() };
+                    let m = if let TagAttrs::CombineOp { legal_with } = &t.attrs {
+                        legal_with.clone()
+                    } else {
+                        Vec::new()
+                    };
                     quote!(&[#(#m),*])
                 })
                 .collect();
@@ -445,7 +581,17 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         "block_table_index_type" => {
-            let bytes: Vec<_> = sp.tags.iter().map(|t| Literal::u64_unsuffixed(if let TagAttrs::IndexType { bytes } = t.attrs { bytes as u64 } else { 0 })).collect();
+            let bytes: Vec<_> = sp
+                .tags
+                .iter()
+                .map(|t| {
+                    Literal::u64_unsuffixed(if let TagAttrs::IndexType { bytes } = t.attrs {
+                        bytes as u64
+                    } else {
+                        0
+                    })
+                })
+                .collect();
             quote! {
                 /// Byte width of one index.
                 pub fn index_bytes(self) -> u64 { match self { #(#ty::#vs => #bytes,)* } }
@@ -500,10 +646,34 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#n => Some(#s),)
             })
             .collect();
-        let dep_mask: u64 = fs.bits.iter().filter(|b| b.deprecated.as_ref().is_some_and(|d| d.replacement.is_some())).fold(0, |m, b| m | (1 << b.bit));
+        let since_arms: Vec<_> = fs
+            .bits
+            .iter()
+            .map(|b| {
+                let n = Literal::u32_unsuffixed(b.bit);
+                let v = version_tokens(b.since);
+                quote!(#n => Some(#v),)
+            })
+            .collect();
+        let dep_mask: u64 = fs
+            .bits
+            .iter()
+            .filter(|b| {
+                b.deprecated
+                    .as_ref()
+                    .is_some_and(|d| d.replacement.is_some())
+            })
+            .fold(0, |m, b| m | (1 << b.bit));
         let dep_mask = Literal::u64_unsuffixed(dep_mask);
-        let tydoc = format!(" {} (`{}`); every bit not listed is reserved and must be zero.", fs.title, fs.name);
-        let mutable = if fs.bits.is_empty() { quote!(let m = 0u64; let _ = v;) } else { quote!(let mut m = 0u64;) };
+        let tydoc = format!(
+            " {} (`{}`); every bit not listed is reserved and must be zero.",
+            fs.title, fs.name
+        );
+        let mutable = if fs.bits.is_empty() {
+            quote!(let m = 0u64; let _ = v;)
+        } else {
+            quote!(let mut m = 0u64;)
+        };
         out.extend(quote! {
             #[doc = #tydoc]
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -531,6 +701,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 fn bits(self) -> u64 { self.0 as u64 }
                 fn known_at(v: crate::version::Version) -> u64 { #mutable #(#known_arms)* m }
                 fn bit_name(bit: u32) -> Option<&'static str> { match bit { #(#name_arms)* _ => None } }
+                fn bit_since(bit: u32) -> Option<crate::version::Version> { match bit { #(#since_arms)* _ => None } }
                 fn deprecated_mask() -> u64 { #dep_mask }
             }
         });

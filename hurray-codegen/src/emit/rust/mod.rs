@@ -32,7 +32,10 @@ pub fn runtime(spec: &Spec) -> String {
         /// Borrowed views and owned forms of every structure.
         pub mod structures { #structures }
     };
-    format(file, "cargo build -p hurray-runtime (the build script runs hurray-codegen)")
+    format(
+        file,
+        "cargo build -p hurray-runtime (the build script runs hurray-codegen)",
+    )
 }
 
 /// Format generated tokens and prepend the preamble.

@@ -26,10 +26,20 @@ fn prefix_of(spec: &Spec, id: StructId) -> Prefix {
     let s = spec.s(id);
     match &s.framing {
         Framing::Fixed => Prefix::None,
-        Framing::LengthPrefixed { by_struct, by_field, .. } => {
+        Framing::LengthPrefixed {
+            by_struct,
+            by_field,
+            ..
+        } => {
             if *by_struct == id {
-                Prefix::Own { field: by_field.steps[0] }
-            } else if let Some(i) = s.fields.iter().position(|f| f.ty == FieldType::Struct(*by_struct)) {
+                Prefix::Own {
+                    field: by_field.steps[0],
+                }
+            } else if let Some(i) = s
+                .fields
+                .iter()
+                .position(|f| f.ty == FieldType::Struct(*by_struct))
+            {
                 Prefix::Own { field: i }
             } else {
                 Prefix::Enclosed
@@ -70,7 +80,9 @@ fn edges(spec: &Spec, n: Node) -> Vec<Node> {
 
 /// Nodes that can reach themselves: their parse functions carry a nesting depth.
 fn cyclic(spec: &Spec) -> HashSet<Node> {
-    let mut all: Vec<Node> = (0..spec.structures.len()).map(|i| Node::S(StructId(i as u32))).collect();
+    let mut all: Vec<Node> = (0..spec.structures.len())
+        .map(|i| Node::S(StructId(i as u32)))
+        .collect();
     all.extend((0..spec.spaces.len()).map(|i| Node::D(SpaceId(i as u32))));
     let mut out = HashSet::new();
     for &n in &all {
@@ -135,7 +147,9 @@ fn not_copy(spec: &Spec) -> HashSet<Node> {
             let bad = s.fields.iter().any(|f| match (&f.ty, &f.count) {
                 (FieldType::Struct(t), Some(_)) => !is_simple(spec, *t),
                 (FieldType::Dispatch { .. }, Some(_)) => true,
-                (FieldType::Struct(t), None) => out.contains(&Node::S(*t)) && *t != StructId(i as u32),
+                (FieldType::Struct(t), None) => {
+                    out.contains(&Node::S(*t)) && *t != StructId(i as u32)
+                }
                 (FieldType::Dispatch { space, .. }, None) => out.contains(&Node::D(*space)),
                 _ => false,
             });
@@ -145,7 +159,10 @@ fn not_copy(spec: &Spec) -> HashSet<Node> {
         }
         for i in 0..spec.spaces.len() {
             let sp = SpaceId(i as u32);
-            if variants(spec, sp).iter().any(|v| out.contains(&Node::S(*v))) {
+            if variants(spec, sp)
+                .iter()
+                .any(|v| out.contains(&Node::S(*v)))
+            {
                 out.insert(Node::D(sp));
             }
         }
@@ -246,7 +263,10 @@ fn numeric(ty: &FieldType, prim: Prim, v: TokenStream) -> TokenStream {
 }
 
 fn is_scalar(f: &Field) -> bool {
-    matches!(f.ty, FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_)) && f.count.is_none()
+    matches!(
+        f.ty,
+        FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_)
+    ) && f.count.is_none()
 }
 
 fn appended(s: &Structure, f: &Field) -> bool {
@@ -280,7 +300,11 @@ fn enclosed_prefix(spec: &Spec, id: StructId, j: usize) -> Option<usize> {
     let mut found = None;
     for t in targets {
         match &spec.s(t).framing {
-            Framing::LengthPrefixed { by_struct, by_field, .. } if *by_struct == id && by_field.steps.len() == 1 && by_field.steps[0] < j => {
+            Framing::LengthPrefixed {
+                by_struct,
+                by_field,
+                ..
+            } if *by_struct == id && by_field.steps.len() == 1 && by_field.steps[0] < j => {
                 found = Some(by_field.steps[0]);
             }
             _ => return None,
@@ -293,7 +317,9 @@ fn enclosed_prefix(spec: &Spec, id: StructId, j: usize) -> Option<usize> {
 fn variant_bound(spec: &Spec, sp: SpaceId) -> Option<RuleId> {
     let vs = variants(spec, sp);
     let first = vs.first().and_then(|v| bound_rule(spec, *v))?;
-    vs.iter().all(|v| bound_rule(spec, *v).is_some()).then_some(first)
+    vs.iter()
+        .all(|v| bound_rule(spec, *v).is_some())
+        .then_some(first)
 }
 
 fn f_ident(f: &Field) -> proc_macro2::Ident {
@@ -322,7 +348,11 @@ fn path_expr(spec: &Spec, path: &FieldPath, owned: bool) -> TokenStream {
         let FieldType::Struct(id) = cur.ty else { break };
         let next = &spec.s(id).fields[step];
         let n = ident(&next.name);
-        e = if owned { quote!(#e.#n) } else { quote!(#e.#n()) };
+        e = if owned {
+            quote!(#e.#n)
+        } else {
+            quote!(#e.#n())
+        };
         cur = next;
     }
     e
@@ -403,7 +433,11 @@ fn default_tokens(spec: &Spec, s: &Structure, f: &Field, owned_self: bool) -> To
         }
         Some(DefaultValue::Expr { field, .. }) => {
             let n = ident(&s.fields[*field].name);
-            if owned_self { quote!(self.#n) } else { quote!(self.#n()) }
+            if owned_self {
+                quote!(self.#n)
+            } else {
+                quote!(self.#n())
+            }
         }
         None => wrap_scalar(spec, &f.ty, prim_lit(prim, &Lit::Int(0))),
     }
@@ -411,7 +445,11 @@ fn default_tokens(spec: &Spec, s: &Structure, f: &Field, owned_self: bool) -> To
 
 /// Every generated structure and variant enum.
 pub fn structures(spec: &Spec) -> TokenStream {
-    let cx = Ctx { spec, cyclic: cyclic(spec), not_copy: not_copy(spec) };
+    let cx = Ctx {
+        spec,
+        cyclic: cyclic(spec),
+        not_copy: not_copy(spec),
+    };
     let mut out = TokenStream::new();
     let mut spaces = BTreeSet::new();
     for (i, s) in spec.structures.iter().enumerate() {
@@ -434,7 +472,11 @@ pub fn structures(spec: &Spec) -> TokenStream {
 fn parse_params(cx: &Ctx, params: &[String], node: Node) -> (TokenStream, bool) {
     let ps: Vec<_> = params.iter().map(|p| p_ident(p)).collect();
     let depth = cx.cyclic.contains(&node);
-    let d = if depth { quote!(, depth: u32) } else { quote!() };
+    let d = if depth {
+        quote!(, depth: u32)
+    } else {
+        quote!()
+    };
     (quote!(#(, #ps: u64)* #d), depth)
 }
 
@@ -442,7 +484,11 @@ fn parse_params(cx: &Ctx, params: &[String], node: Node) -> (TokenStream, bool) 
 fn call_args(cx: &Ctx, from: Node, to: Node, params: &[String]) -> TokenStream {
     let ps: Vec<_> = params.iter().map(|p| p_ident(p)).collect();
     let depth = if cx.cyclic.contains(&to) {
-        if cx.cyclic.contains(&from) && same_cycle(cx.spec, from, to) { quote!(, depth) } else { quote!(, 0) }
+        if cx.cyclic.contains(&from) && same_cycle(cx.spec, from, to) {
+            quote!(, depth)
+        } else {
+            quote!(, 0)
+        }
     } else {
         quote!()
     };
@@ -491,7 +537,16 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
     }
 
     // Which fields are stored in the view (rather than read from bytes at a fixed offset).
-    let stored: Vec<bool> = s.fields.iter().map(|f| !(is_scalar(f) && f.const_offset().is_some() && f.presence == Presence::Always && !appended(s, f))).collect();
+    let stored: Vec<bool> = s
+        .fields
+        .iter()
+        .map(|f| {
+            !(is_scalar(f)
+                && f.const_offset().is_some()
+                && f.presence == Presence::Always
+                && !appended(s, f))
+        })
+        .collect();
 
     let mut members = Vec::new();
     let mut inits = Vec::new();
@@ -506,8 +561,16 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
         let at_name = format_ident!("{}_at", f.name.trim_start_matches('_'));
         let optional = f.presence != Presence::Always || (appended(s, f) && !is_scalar(f));
         let recursive = cx.recursive(id, f);
-        let base_ty = if recursive { quote!((&'a [u8], u64)) } else { view_member_ty(cx, id, f) };
-        let member_ty = if optional || (appended(s, f) && is_scalar(f)) { quote!(Option<#base_ty>) } else { base_ty.clone() };
+        let base_ty = if recursive {
+            quote!((&'a [u8], u64))
+        } else {
+            view_member_ty(cx, id, f)
+        };
+        let member_ty = if optional || (appended(s, f) && is_scalar(f)) {
+            quote!(Option<#base_ty>)
+        } else {
+            base_ty.clone()
+        };
         let d = doc(&f.title);
         if stored[i] {
             members.push(quote!(#fi: #member_ty,));
@@ -535,7 +598,11 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
             let o = lit_usize(f.const_offset().unwrap_or(0));
             let p = f.ty.scalar_prim(spec).unwrap_or(Prim::U8);
             let pt = prim_type(p);
-            let read = wrap_scalar(spec, &f.ty, quote!(crate::wire::read::<#pt>(self.bytes, #o)));
+            let read = wrap_scalar(
+                spec,
+                &f.ty,
+                quote!(crate::wire::read::<#pt>(self.bytes, #o)),
+            );
             let t = scalar_ty(spec, &f.ty);
             accessors.push(quote!(#d pub fn #name(&self) -> #t { #read }));
         } else if appended(s, f) && is_scalar(f) {
@@ -551,12 +618,25 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
         } else if recursive {
             let FieldType::Struct(t) = f.ty else { continue };
             let v = view_ident(spec, t);
-            let args: Vec<_> = spec.s(t).params.iter().map(|p| {
-                let m = format_ident!("rp_{}", p);
-                quote!(self.#m)
-            }).collect();
-            let depth = if cx.cyclic.contains(&Node::S(t)) { quote!(, 0) } else { quote!() };
-            let wrap = if optional { quote!(Option<#v<'a>>) } else { quote!(#v<'a>) };
+            let args: Vec<_> = spec
+                .s(t)
+                .params
+                .iter()
+                .map(|p| {
+                    let m = format_ident!("rp_{}", p);
+                    quote!(self.#m)
+                })
+                .collect();
+            let depth = if cx.cyclic.contains(&Node::S(t)) {
+                quote!(, 0)
+            } else {
+                quote!()
+            };
+            let wrap = if optional {
+                quote!(Option<#v<'a>>)
+            } else {
+                quote!(#v<'a>)
+            };
             let body = if optional {
                 quote!(self.#fi.and_then(|(b, o)| {
                     let cfg = crate::ctx::ReaderConfig::new();
@@ -571,7 +651,11 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
                 pub fn #name(&self) -> #wrap { #body }));
         } else {
             let (t, e) = view_accessor(cx, f, &member_ty, &fi);
-            let (t, e) = if copy_ty(cx, f) { (t, e) } else { (quote!(&#t), quote!(&#e)) };
+            let (t, e) = if copy_ty(cx, f) {
+                (t, e)
+            } else {
+                (quote!(&#t), quote!(&#e))
+            };
             accessors.push(quote!(#d pub fn #name(&self) -> #t { #e }));
         }
         accessors.push(quote!(/// Absolute byte offset of this field.
@@ -580,14 +664,22 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
         if derived[i].is_some() {
             continue;
         }
-        let conv = if recursive { quote!(self.#name().map(|v| Box::new(v.owned()))) } else { owned_conv(cx, id, f, stored[i]) };
+        let conv = if recursive {
+            quote!(self.#name().map(|v| Box::new(v.owned())))
+        } else {
+            owned_conv(cx, id, f, stored[i])
+        };
         owned_fields.push(quote!(#name: #conv,));
     }
     if lp {
         members.push(quote!(skipped: &'a [u8],));
         inits.push(quote!(skipped,));
-        accessors.push(quote!(/// Bytes inside the length prefix that this reader's version does not define (CD2).
-            pub fn skipped(&self) -> &'a [u8] { self.skipped }));
+        accessors.push(quote!(
+            /// Bytes inside the length prefix that this reader's version does not define (CD2).
+            pub fn skipped(&self) -> &'a [u8] {
+                self.skipped
+            }
+        ));
         owned_fields.push(quote!(skipped: self.skipped.to_vec(),));
     }
 
@@ -619,7 +711,10 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
                 let o = lit_u64(f.const_offset().unwrap_or(0));
                 let stored = if let (FieldType::Bytes, Some(Count::Const(n))) = (&f.ty, &f.count) {
                     let fi = f_ident(f);
-                    let (a, b) = (lit_usize(f.const_offset().unwrap_or(0)), lit_usize(f.const_offset().unwrap_or(0) + n));
+                    let (a, b) = (
+                        lit_usize(f.const_offset().unwrap_or(0)),
+                        lit_usize(f.const_offset().unwrap_or(0) + n),
+                    );
                     quote!(#fi: &bytes[#a..#b],)
                 } else {
                     quote!()
@@ -637,7 +732,11 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
         quote!()
     };
 
-    let derives = if cx.copy(node) { quote!(#[derive(Clone, Copy, Debug)]) } else { quote!(#[derive(Clone, Debug)]) };
+    let derives = if cx.copy(node) {
+        quote!(#[derive(Clone, Copy, Debug)])
+    } else {
+        quote!(#[derive(Clone, Debug)])
+    };
     quote! {
         #[doc = #title]
         #derives
@@ -693,7 +792,9 @@ fn copy_ty(cx: &Ctx, f: &Field) -> bool {
 fn view_member_ty(cx: &Ctx, _id: StructId, f: &Field) -> TokenStream {
     let spec = cx.spec;
     match (&f.ty, &f.count) {
-        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => scalar_ty(spec, &f.ty),
+        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => {
+            scalar_ty(spec, &f.ty)
+        }
         (t, Some(_)) if t.scalar_prim(spec).is_some() => {
             let p = prim_type(t.scalar_prim(spec).unwrap_or(Prim::U8));
             quote!(crate::wire::Array<'a, #p>)
@@ -706,7 +807,11 @@ fn view_member_ty(cx: &Ctx, _id: StructId, f: &Field) -> TokenStream {
         }
         (FieldType::Struct(t), Some(_)) => {
             let v = view_ident(spec, *t);
-            if is_simple(spec, *t) { quote!(crate::wire::FixedSeq<'a, #v<'a>>) } else { quote!(Vec<#v<'a>>) }
+            if is_simple(spec, *t) {
+                quote!(crate::wire::FixedSeq<'a, #v<'a>>)
+            } else {
+                quote!(Vec<#v<'a>>)
+            }
         }
         (FieldType::Dispatch { space, .. }, None) => {
             let v = variant_view_ident(spec, *space);
@@ -721,9 +826,15 @@ fn view_member_ty(cx: &Ctx, _id: StructId, f: &Field) -> TokenStream {
 }
 
 /// Accessor return type and expression for a stored member.
-fn view_accessor(cx: &Ctx, f: &Field, member_ty: &TokenStream, fi: &proc_macro2::Ident) -> (TokenStream, TokenStream) {
+fn view_accessor(
+    cx: &Ctx,
+    f: &Field,
+    member_ty: &TokenStream,
+    fi: &proc_macro2::Ident,
+) -> (TokenStream, TokenStream) {
     let spec = cx.spec;
-    let is_vec = matches!((&f.ty, &f.count), (FieldType::Struct(t), Some(_)) if !is_simple(spec, *t)) || matches!((&f.ty, &f.count), (FieldType::Dispatch { .. }, Some(_)));
+    let is_vec = matches!((&f.ty, &f.count), (FieldType::Struct(t), Some(_)) if !is_simple(spec, *t))
+        || matches!((&f.ty, &f.count), (FieldType::Dispatch { .. }, Some(_)));
     if is_vec {
         let inner = match &f.ty {
             FieldType::Struct(t) => {
@@ -758,7 +869,9 @@ fn owned_conv(cx: &Ctx, id: StructId, f: &Field, stored: bool) -> TokenStream {
             (FieldType::Bytes, _) => quote!(#v.to_vec()),
             (FieldType::Utf8, _) => quote!(#v.to_string()),
             (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => quote!(#v.owned()),
-            (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => quote!(#v.iter().map(|x| x.owned()).collect()),
+            (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => {
+                quote!(#v.iter().map(|x| x.owned()).collect())
+            }
             _ => v,
         }
     };
@@ -805,7 +918,11 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
         // Tag and flag checks at the acting version.
         let per_value = |body: TokenStream| -> TokenStream {
             let optional = f.presence != Presence::Always || appended(s, f);
-            if optional { quote!(if let Some(v) = #fi { #body }) } else { quote!({ let v = #fi; #body }) }
+            if optional {
+                quote!(if let Some(v) = #fi { #body })
+            } else {
+                quote!({ let v = #fi; #body })
+            }
         };
         if f.count.is_none() {
             match &f.ty {
@@ -906,7 +1023,11 @@ fn scheme_flag_set(spec: &Spec, s: &Structure) -> Option<FlagSetId> {
 /// `ctx.enter(...)` after the field carrying an axis's minor version.
 fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     let s = spec.s(id);
-    let carried: Vec<&Axis> = spec.axes.iter().filter(|a| a.minor.root == id && a.minor.steps == [i]).collect();
+    let carried: Vec<&Axis> = spec
+        .axes
+        .iter()
+        .filter(|a| a.minor.root == id && a.minor.steps == [i])
+        .collect();
     if carried.is_empty() {
         return quote!();
     }
@@ -928,7 +1049,11 @@ fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
         return quote!(ctx.enter(crate::generated::axes::Axis::#v, crate::version::Version::new(#major, #minor), #at)?;);
     }
     // Scheme axes share the carrier: the scheme tag in the same structure selects the axis.
-    let Some(tag_field) = s.fields.iter().find(|f| matches!(f.ty, FieldType::Tag(sp) if spec.sp(sp).name == "scheme")) else {
+    let Some(tag_field) = s
+        .fields
+        .iter()
+        .find(|f| matches!(f.ty, FieldType::Tag(sp) if spec.sp(sp).name == "scheme"))
+    else {
         return quote!();
     };
     let t = f_ident(tag_field);
@@ -963,7 +1088,10 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
         }
         (FieldType::Utf8, Some(c)) => {
             let c = count_expr(s, c);
-            let rule = f.rule.map(|r| rule_path(spec, r)).unwrap_or_else(|| quote!(r.bound()));
+            let rule = f
+                .rule
+                .map(|r| rule_path(spec, r))
+                .unwrap_or_else(|| quote!(r.bound()));
             quote!({
                 let __b = r.take(#c, #what)?;
                 match std::str::from_utf8(__b) {
@@ -1020,10 +1148,20 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
                     let raw = unwrap_scalar(spec, &pf.ty, e);
                     (quote!((#raw as u32)), path_offset_expr(spec, p))
                 }
-                TagSource::Peek { path_in_variant, .. } => {
-                    let off = variants(spec, *space).first().and_then(|v| crate::validate::peek_offset(spec, *v, path_in_variant, *space)).unwrap_or(0);
+                TagSource::Peek {
+                    path_in_variant, ..
+                } => {
+                    let off = variants(spec, *space)
+                        .first()
+                        .and_then(|v| {
+                            crate::validate::peek_offset(spec, *v, path_in_variant, *space)
+                        })
+                        .unwrap_or(0);
                     let off = lit_usize(off);
-                    (quote!((__r.peek::<#width>(#off, #what)? as u32)), quote!(#oi + #off as u64))
+                    (
+                        quote!((__r.peek::<#width>(#off, #what)? as u32)),
+                        quote!(#oi + #off as u64),
+                    )
                 }
             };
             let one = |reader: TokenStream| -> TokenStream {
@@ -1119,13 +1257,23 @@ fn checks(cx: &Ctx, id: StructId, f: &Field) -> TokenStream {
                 }
             }
         };
-        out.extend(if optional { quote!(if let Some(v) = #fi { #body }) } else { quote!({ let v = #fi; #body }) });
+        out.extend(if optional {
+            quote!(if let Some(v) = #fi { #body })
+        } else {
+            quote!({ let v = #fi; #body })
+        });
     }
     out
 }
 
 /// A predicate over `n` (the value, as i128 or f64) and the expectation text.
-fn predicate(spec: &Spec, s: &Structure, kind: &CheckKind, prim: Prim, n: &TokenStream) -> (TokenStream, String) {
+fn predicate(
+    spec: &Spec,
+    s: &Structure,
+    kind: &CheckKind,
+    prim: Prim,
+    n: &TokenStream,
+) -> (TokenStream, String) {
     let lit = |l: &Lit| -> TokenStream {
         match (l, prim.is_float()) {
             (Lit::Int(v), false) => {
@@ -1179,13 +1327,28 @@ fn predicate(spec: &Spec, s: &Structure, kind: &CheckKind, prim: Prim, n: &Token
         }
         CheckKind::Range(a, b) => {
             let (va, vb) = (lit(a), lit(b));
-            (quote!(#n >= #va && #n <= #vb), format!("must lie in [{}, {}]", show(a), show(b)))
+            (
+                quote!(#n >= #va && #n <= #vb),
+                format!("must lie in [{}, {}]", show(a), show(b)),
+            )
         }
         CheckKind::OneOf(vs) => {
             let ls: Vec<_> = vs.iter().map(|v| Literal::i128_unsuffixed(*v)).collect();
-            (quote!([#(#ls),*].contains(&#n)), format!("must be one of {}", vs.iter().map(|v| format!("{v:#x}")).collect::<Vec<_>>().join(", ")))
+            (
+                quote!([#(#ls),*].contains(&#n)),
+                format!(
+                    "must be one of {}",
+                    vs.iter()
+                        .map(|v| format!("{v:#x}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
         }
-        CheckKind::PowerOfTwo => (quote!(#n > 0 && (#n & (#n - 1)) == 0), "must be a power of two".to_string()),
+        CheckKind::PowerOfTwo => (
+            quote!(#n > 0 && (#n & (#n - 1)) == 0),
+            "must be a power of two".to_string(),
+        ),
         CheckKind::MultipleOf(m) => {
             let m2 = Literal::i128_unsuffixed(*m as i128);
             (quote!(#n % #m2 == 0), format!("must be a multiple of {m}"))
@@ -1231,7 +1394,9 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
                 let tmp = format_ident!("__enc_{}", j);
                 let jn = ident(&s.fields[j].name);
                 let enc = encode_field(cx, id, &s.fields[j], quote!(self.#jn));
-                encode.extend(quote!(let mut #tmp: Vec<u8> = Vec::new(); { let out = &mut #tmp; #enc }));
+                encode.extend(
+                    quote!(let mut #tmp: Vec<u8> = Vec::new(); { let out = &mut #tmp; #enc }),
+                );
             }
         }
     }
@@ -1265,8 +1430,16 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         }
         let optional = f.presence != Presence::Always || appended(s, f);
         let base = owned_member_ty(cx, f);
-        let base = if cx.recursive(id, f) { quote!(Box<#base>) } else { base };
-        let ty = if optional { quote!(Option<#base>) } else { base.clone() };
+        let base = if cx.recursive(id, f) {
+            quote!(Box<#base>)
+        } else {
+            base
+        };
+        let ty = if optional {
+            quote!(Option<#base>)
+        } else {
+            base.clone()
+        };
         fields.push(quote!(#d pub #name: #ty,));
         ctor.push(quote!(#name: #fi,));
         // encode
@@ -1274,7 +1447,11 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
             let tmp = format_ident!("__enc_{}", i);
             encode.extend(quote!(out.extend_from_slice(&#tmp);));
         } else if appended(s, f) && is_scalar(f) {
-            let later: Vec<_> = s.fields[i + 1..].iter().filter(|g| appended(s, g) && !g.reserved).map(|g| ident(&g.name)).collect();
+            let later: Vec<_> = s.fields[i + 1..]
+                .iter()
+                .filter(|g| appended(s, g) && !g.reserved)
+                .map(|g| ident(&g.name))
+                .collect();
             let def = default_tokens(spec, s, f, true);
             let enc = encode_field(cx, id, f, quote!(__v));
             encode.extend(quote! {
@@ -1306,7 +1483,11 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         }
         // from_value
         let fv = from_value_expr(cx, id, f, quote!(__x), quote!(&__p));
-        let fv = if cx.recursive(id, f) { quote!(Box::new(#fv)) } else { fv };
+        let fv = if cx.recursive(id, f) {
+            quote!(Box::new(#fv))
+        } else {
+            fv
+        };
         if optional {
             from_value.extend(quote!(let #fi = match crate::value::de::opt(v, #key) { Some(__x) => { let __p = format!("{}.{}", path, #key); Some(#fv) } None => None };));
         } else {
@@ -1314,11 +1495,18 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         }
     }
     if lp {
-        fields.push(quote!(/// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
-            pub skipped: Vec<u8>,));
+        fields.push(
+            quote!(/// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+            pub skipped: Vec<u8>,),
+        );
         ctor.push(quote!(skipped: crate::value::de::skipped(v),));
         encode.extend(quote!(out.extend_from_slice(&self.skipped);));
-        to_value.push(quote!(if !self.skipped.is_empty() { out.push(("skipped".to_string(), crate::value::Value::Skipped(self.skipped.clone()))); }));
+        to_value.push(quote!(if !self.skipped.is_empty() {
+            out.push((
+                "skipped".to_string(),
+                crate::value::Value::Skipped(self.skipped.clone()),
+            ));
+        }));
     }
     quote! {
         #[doc = #title]
@@ -1360,7 +1548,9 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
 fn owned_member_ty(cx: &Ctx, f: &Field) -> TokenStream {
     let spec = cx.spec;
     match (&f.ty, &f.count) {
-        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => scalar_ty(spec, &f.ty),
+        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => {
+            scalar_ty(spec, &f.ty)
+        }
         (t, Some(_)) if t.scalar_prim(spec).is_some() => {
             let p = prim_type(t.scalar_prim(spec).unwrap_or(Prim::U8));
             quote!(Vec<#p>)
@@ -1395,11 +1585,17 @@ fn encode_field(cx: &Ctx, _id: StructId, f: &Field, v: TokenStream) -> TokenStre
             let raw = unwrap_scalar(spec, &f.ty, quote!((#v)));
             quote!(crate::wire::Scalar::put(#raw, out);)
         }
-        (t, Some(_)) if t.scalar_prim(spec).is_some() => quote!(for __e in (#v).iter() { crate::wire::Scalar::put(*__e, out); }),
+        (t, Some(_)) if t.scalar_prim(spec).is_some() => {
+            quote!(for __e in (#v).iter() { crate::wire::Scalar::put(*__e, out); })
+        }
         (FieldType::Bytes, _) => quote!(out.extend_from_slice(&(#v));),
         (FieldType::Utf8, _) => quote!(out.extend_from_slice((#v).as_bytes());),
-        (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => quote!((#v).encode(out);),
-        (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => quote!(for __e in (#v).iter() { __e.encode(out); }),
+        (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => {
+            quote!((#v).encode(out);)
+        }
+        (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => {
+            quote!(for __e in (#v).iter() { __e.encode(out); })
+        }
         _ => quote!(),
     }
 }
@@ -1423,20 +1619,34 @@ fn to_value_expr(cx: &Ctx, f: &Field, v: TokenStream) -> TokenStream {
             quote!({ #inner })
         }
         (t, Some(_)) if t.scalar_prim(spec).is_some() => {
-            let inner = scalar_value(spec, &FieldType::Prim(t.scalar_prim(spec).unwrap_or(Prim::U64)), quote!((*__e)));
+            let inner = scalar_value(
+                spec,
+                &FieldType::Prim(t.scalar_prim(spec).unwrap_or(Prim::U64)),
+                quote!((*__e)),
+            );
             quote!(crate::value::Value::Array((#v).iter().map(|__e| #inner).collect()))
         }
         (FieldType::Bytes, _) => quote!(crate::value::Value::Bytes((#v).clone())),
         (FieldType::Utf8, _) => quote!(crate::value::Value::Str((#v).clone())),
-        (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => quote!((#v).to_value()),
-        (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => quote!(crate::value::Value::Array((#v).iter().map(|__e| __e.to_value()).collect())),
+        (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => {
+            quote!((#v).to_value())
+        }
+        (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => {
+            quote!(crate::value::Value::Array((#v).iter().map(|__e| __e.to_value()).collect()))
+        }
         _ => quote!(crate::value::Value::Null),
     }
 }
 
 /// Expression building a field from value `x` at `path` (inside `from_value`, where earlier
 /// fields are locals `f_<name>`).
-fn from_value_expr(cx: &Ctx, id: StructId, f: &Field, x: TokenStream, path: TokenStream) -> TokenStream {
+fn from_value_expr(
+    cx: &Ctx,
+    id: StructId,
+    f: &Field,
+    x: TokenStream,
+    path: TokenStream,
+) -> TokenStream {
     let spec = cx.spec;
     let scalar = |ty: &FieldType, x: TokenStream| -> TokenStream {
         match ty {
@@ -1458,7 +1668,10 @@ fn from_value_expr(cx: &Ctx, id: StructId, f: &Field, x: TokenStream, path: Toke
     match (&f.ty, &f.count) {
         (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => scalar(&f.ty, x),
         (t, Some(_)) if t.scalar_prim(spec).is_some() => {
-            let e = scalar(&FieldType::Prim(t.scalar_prim(spec).unwrap_or(Prim::U64)), quote!(__e));
+            let e = scalar(
+                &FieldType::Prim(t.scalar_prim(spec).unwrap_or(Prim::U64)),
+                quote!(__e),
+            );
             quote!(crate::value::de::array(#x, #path)?.iter().map(|__e| Ok(#e)).collect::<Result<Vec<_>, crate::value::ValueError>>()?)
         }
         (FieldType::Bytes, _) => quote!(crate::value::de::bytes(#x, #path)?),
@@ -1482,7 +1695,9 @@ fn from_value_expr(cx: &Ctx, id: StructId, f: &Field, x: TokenStream, path: Toke
                         let raw = unwrap_scalar(spec, &pf.ty, pe);
                         quote!(#o::from_value(#raw as u32, #e, #p)?)
                     }
-                    TagSource::Peek { path_in_variant, .. } => {
+                    TagSource::Peek {
+                        path_in_variant, ..
+                    } => {
                         let keys: Vec<&str> = path_in_variant.iter().map(String::as_str).collect();
                         quote!({
                             let mut __t = #e;
@@ -1511,6 +1726,23 @@ fn from_value_expr(cx: &Ctx, id: StructId, f: &Field, x: TokenStream, path: Toke
     }
 }
 
+/// The name and structure of a struct field every variant of a space starts with.
+fn common_first_field(spec: &Spec, space: SpaceId) -> Option<(String, StructId)> {
+    let vs = variants(spec, space);
+    let first = spec.s(*vs.first()?).fields.first()?;
+    let FieldType::Struct(t) = first.ty else {
+        return None;
+    };
+    vs.iter()
+        .all(|v| {
+            spec.s(*v)
+                .fields
+                .first()
+                .is_some_and(|f| f.name == first.name && f.ty == FieldType::Struct(t))
+        })
+        .then(|| (first.name.clone(), t))
+}
+
 fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     let spec = cx.spec;
     let sp = spec.sp(space);
@@ -1521,7 +1753,11 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     let node = Node::D(space);
     let (params_decl, _) = parse_params(cx, &params, node);
     let bounded = variant_bound(spec, space).is_some();
-    let private_struct = sp.ranges.iter().find_map(|r| (r.kind == RangeKind::Private).then_some(r.structure).flatten());
+    let private_struct = sp.ranges.iter().find_map(|r| {
+        (r.kind == RangeKind::Private)
+            .then_some(r.structure)
+            .flatten()
+    });
     let axis = axis_path(spec, sp.axis);
 
     let mut view_variants = Vec::new();
@@ -1571,7 +1807,9 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
             Private(u32, #sv<'a>),));
         owned_variants.push(quote!(/// An implementation-private value.
             Private(u32, #so),));
-        parse_arms.push(quote!(crate::wire::TagClass::Private => #vv::Private(tag, #sv::parse(r, ctx #args)?),));
+        parse_arms.push(
+            quote!(crate::wire::TagClass::Private => #vv::Private(tag, #sv::parse(r, ctx #args)?),),
+        );
         owned_arms.push(quote!(#vv::Private(t, x) => #vo::Private(*t, x.owned()),));
         tag_arms_v.push(quote!(#vv::Private(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Private(t, _) => *t,));
@@ -1580,10 +1818,14 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
         fv_arms.push(quote!(crate::wire::TagClass::Private => Ok(#vo::Private(tag, #so::from_value(v, path)?)),));
     }
     let unknown = if bounded {
-        view_variants.push(quote!(/// A value this reader does not know, accepted in permissive mode and kept as opaque bytes (RES-9).
-            Opaque(u32, &'a [u8]),));
-        owned_variants.push(quote!(/// A value the reader did not know, kept as opaque bytes.
-            Opaque(u32, Vec<u8>),));
+        view_variants.push(
+            quote!(/// A value this reader does not know, accepted in permissive mode and kept as opaque bytes (RES-9).
+            Opaque(u32, &'a [u8]),),
+        );
+        owned_variants.push(
+            quote!(/// A value the reader did not know, kept as opaque bytes.
+            Opaque(u32, Vec<u8>),),
+        );
         owned_arms.push(quote!(#vv::Opaque(t, b) => #vo::Opaque(*t, b.to_vec()),));
         tag_arms_v.push(quote!(#vv::Opaque(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Opaque(t, _) => *t,));
@@ -1604,8 +1846,76 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     } else {
         quote!(_ => Err(crate::value::ValueError::new(path, format!("{:#04x} is not a known {} value", tag, #ty::NAME_STR))),)
     };
+    // A field every variant starts with (the quantization header): an accessor on both enums.
+    let common = common_first_field(spec, space);
+    let (common_view, common_owned) = match &common {
+        Some((fname, sid)) => {
+            let n = ident(fname);
+            let nm = format_ident!("{}_mut", fname);
+            let hv = view_ident(spec, *sid);
+            let ho = owned_ident(spec, *sid);
+            let arms_v: Vec<_> = sp
+                .tags
+                .iter()
+                .filter(|t| t.structure.is_some())
+                .map(|t| {
+                    let v = camel(&t.name);
+                    quote!(#vv::#v(x) => Some(x.#n()),)
+                })
+                .collect();
+            let arms_o: Vec<_> = sp
+                .tags
+                .iter()
+                .filter(|t| t.structure.is_some())
+                .map(|t| {
+                    let v = camel(&t.name);
+                    quote!(#vo::#v(x) => Some(&x.#n),)
+                })
+                .collect();
+            let arms_m: Vec<_> = sp
+                .tags
+                .iter()
+                .filter(|t| t.structure.is_some())
+                .map(|t| {
+                    let v = camel(&t.name);
+                    quote!(#vo::#v(x) => Some(&mut x.#n),)
+                })
+                .collect();
+            let priv_v = if private_struct.is_some() {
+                quote!(#vv::Private(_, x) => Some(x.#n()),)
+            } else {
+                quote!()
+            };
+            let priv_o = if private_struct.is_some() {
+                quote!(#vo::Private(_, x) => Some(&x.#n),)
+            } else {
+                quote!()
+            };
+            let priv_m = if private_struct.is_some() {
+                quote!(#vo::Private(_, x) => Some(&mut x.#n),)
+            } else {
+                quote!()
+            };
+            (
+                quote! {
+                    /// The field every variant starts with.
+                    pub fn #n(&self) -> Option<#hv<'a>> { #[allow(unreachable_patterns)] match self { #(#arms_v)* #priv_v _ => None } }
+                },
+                quote! {
+                    /// The field every variant starts with.
+                    pub fn #n(&self) -> Option<&#ho> { #[allow(unreachable_patterns)] match self { #(#arms_o)* #priv_o _ => None } }
+                    pub fn #nm(&mut self) -> Option<&mut #ho> { #[allow(unreachable_patterns)] match self { #(#arms_m)* #priv_m _ => None } }
+                },
+            )
+        }
+        None => (quote!(), quote!()),
+    };
     let name = sp.name.as_str();
-    let vderives = if cx.copy(node) { quote!(#[derive(Clone, Copy, Debug)]) } else { quote!(#[derive(Clone, Debug)]) };
+    let vderives = if cx.copy(node) {
+        quote!(#[derive(Clone, Copy, Debug)])
+    } else {
+        quote!(#[derive(Clone, Debug)])
+    };
     let vdoc = format!(" The structure selected by a `{name}` value: a borrowed view.");
     let odoc = format!(" The structure selected by a `{name}` value: an owned value.");
     quote! {
@@ -1644,6 +1954,7 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
             pub fn owned(&self) -> #vo {
                 match self { #(#owned_arms)* }
             }
+            #common_view
         }
 
         #[doc = #odoc]
@@ -1654,6 +1965,7 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
             pub fn tag(&self) -> u32 {
                 match self { #(#tag_arms_o)* }
             }
+            #common_owned
             pub fn encode(&self, out: &mut Vec<u8>) {
                 match self { #(#encode_arms)* }
             }

@@ -1,0 +1,448 @@
+//! Writing: a single-pass file writer that never seeks back (container.md §11.3), and the
+//! writer rules of the versioning model for descriptors (W1–W4): the lowest version that
+//! covers what is emitted, no deprecated value when a replacement exists, whole trailing
+//! fields, no reserved bit, byte or value.
+
+use std::io::Write;
+
+use crate::consts;
+use crate::ctx::ReaderConfig;
+use crate::descriptor;
+use crate::error::Error;
+use crate::generated::axes::Axis;
+use crate::generated::flags::FileFlags;
+use crate::generated::rules::Rule;
+use crate::structures::{
+    Descriptor, FileHeader, IndexEntry, IndexSection, KvEntry, KvSection, Trailer,
+};
+use crate::value::Value;
+use crate::version::Version;
+use crate::wire::{FlagSet, TagClass, TagSpace};
+
+/// Why a writer refused.
+#[derive(Debug)]
+pub enum WriteError {
+    /// What would be written breaks a rule.
+    Invalid(Error),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Invalid(e) => write!(f, "error[{}]: {e}", e.code()),
+            WriteError::Io(e) => write!(f, "I/O error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+impl From<std::io::Error> for WriteError {
+    fn from(e: std::io::Error) -> Self {
+        WriteError::Io(e)
+    }
+}
+
+impl From<Error> for WriteError {
+    fn from(e: Error) -> Self {
+        WriteError::Invalid(e)
+    }
+}
+
+fn invalid(rule: Rule, detail: impl Into<String>) -> WriteError {
+    WriteError::Invalid(Error::new(rule, 0, detail))
+}
+
+/// Options of a new file, decided before its header is written (RES-4: no seeking back).
+#[derive(Clone, Debug)]
+pub struct FileOptions {
+    /// `A`: every data buffer starts at a multiple of it.
+    pub data_buffer_alignment: u32,
+    /// Whether a KV section will follow the tensors (sets HAS_KV_METADATA).
+    pub kv: bool,
+    /// Whether the index is written sorted by name (sets SORTED_INDEX).
+    pub sorted_index: bool,
+    /// The tensor count, if known now.
+    pub tensor_count_hint: Option<u64>,
+}
+
+impl Default for FileOptions {
+    fn default() -> Self {
+        FileOptions {
+            data_buffer_alignment: 4096,
+            kv: false,
+            sorted_index: false,
+            tensor_count_hint: None,
+        }
+    }
+}
+
+/// A single-pass writer of a file container.
+#[derive(Debug)]
+pub struct FileWriter<W: Write> {
+    out: W,
+    pos: u64,
+    header: FileHeader,
+    entries: Vec<IndexEntry>,
+}
+
+impl<W: Write> FileWriter<W> {
+    /// Start a file: the header is written now, with every flag decided (HAS_INDEX_CRC32C
+    /// always, RES-5).
+    pub fn new(out: W, options: &FileOptions) -> Result<FileWriter<W>, WriteError> {
+        let mut flags = FileFlags::HAS_INDEX_CRC32C;
+        if options.kv {
+            flags = flags.with(FileFlags::HAS_KV_METADATA);
+        }
+        if options.sorted_index {
+            flags = flags.with(FileFlags::SORTED_INDEX);
+        }
+        let v = Axis::Container.initial();
+        let header = FileHeader {
+            magic: b"HRRYFILE".to_vec(),
+            container_version_major: v.major,
+            container_version_minor: v.minor,
+            file_flags: flags,
+            data_buffer_alignment: options.data_buffer_alignment,
+            first_descriptor_offset: crate::file::HEADER_SIZE,
+            tensor_count_hint: options.tensor_count_hint.unwrap_or(u64::MAX),
+        };
+        Self::with_header(out, header)
+    }
+
+    /// Start a file with an explicit header (to re-encode a file exactly as it was read).
+    pub fn with_header(mut out: W, header: FileHeader) -> Result<FileWriter<W>, WriteError> {
+        let a = header.data_buffer_alignment;
+        if !a.is_power_of_two() || !(4096..=2_097_152).contains(&a) {
+            return Err(invalid(
+                Rule::F17,
+                format!("data_buffer_alignment {a} is not a power of two in [4096, 2097152]"),
+            ));
+        }
+        if header.first_descriptor_offset < crate::file::HEADER_SIZE
+            || header.first_descriptor_offset % 8 != 0
+        {
+            return Err(invalid(
+                Rule::F18,
+                "first_descriptor_offset must be ≥ 64 and a multiple of 8",
+            ));
+        }
+        if header.file_flags.0 as u64 & !FileFlags::ALLOCATED != 0 {
+            return Err(invalid(Rule::Ver9, "a reserved file flag bit is set"));
+        }
+        let bytes = header.to_bytes();
+        out.write_all(&bytes)?;
+        let mut w = FileWriter {
+            out,
+            pos: bytes.len() as u64,
+            header,
+            entries: Vec::new(),
+        };
+        let first = w.header.first_descriptor_offset;
+        w.pad_to(first)?;
+        Ok(w)
+    }
+
+    fn pad_to(&mut self, at: u64) -> Result<(), WriteError> {
+        const ZEROS: [u8; 4096] = [0; 4096];
+        while self.pos < at {
+            let n = ((at - self.pos) as usize).min(ZEROS.len());
+            self.out.write_all(&ZEROS[..n])?;
+            self.pos += n as u64;
+        }
+        Ok(())
+    }
+
+    fn align(&mut self, a: u64) -> Result<(), WriteError> {
+        let at = self.pos.div_ceil(a) * a;
+        self.pad_to(at)
+    }
+
+    /// Write one tensor: its descriptor bytes and its buffers, in buffer-table order.
+    pub fn add_tensor(
+        &mut self,
+        name: &str,
+        descriptor: &[u8],
+        buffers: &[&[u8]],
+    ) -> Result<(), WriteError> {
+        if name.is_empty() || name.len() > usize::from(u16::MAX) {
+            return Err(invalid(Rule::F28, "a tensor name is 1 to 65535 bytes"));
+        }
+        if self.entries.iter().any(|e| e.name == name) {
+            return Err(invalid(
+                Rule::F25,
+                format!("the name `{name}` is already used"),
+            ));
+        }
+        let cfg = ReaderConfig::new().permissive(true);
+        let checked = descriptor::read(descriptor, &cfg)?;
+        let sizes: Vec<u64> = checked
+            .view
+            .buffer_table()
+            .buffers()
+            .iter()
+            .map(|b| b.byte_size())
+            .collect();
+        if sizes.len() != buffers.len()
+            || sizes.iter().zip(buffers).any(|(z, b)| *z != b.len() as u64)
+        {
+            return Err(invalid(
+                Rule::F31,
+                format!(
+                    "`{name}`: the buffers given ({} of {:?} bytes) do not match the descriptor's buffer table {sizes:?}",
+                    buffers.len(),
+                    buffers.iter().map(|b| b.len()).collect::<Vec<_>>()
+                ),
+            ));
+        }
+        self.align(consts::DESCRIPTOR_ALIGNMENT)?;
+        let d = self.pos;
+        self.out.write_all(descriptor)?;
+        self.pos += descriptor.len() as u64;
+        let a = u64::from(self.header.data_buffer_alignment);
+        let (data_offset, data_length) = if buffers.is_empty() {
+            // RES-13: a composite head owns no data; no A-padding follows it.
+            (self.pos, 0)
+        } else {
+            self.align(a)?;
+            let start = self.pos;
+            for (k, b) in buffers.iter().enumerate() {
+                if k > 0 {
+                    self.align(a)?;
+                }
+                self.out.write_all(b)?;
+                self.pos += b.len() as u64;
+            }
+            (start, self.pos - start)
+        };
+        // RES-3: pad only to the next multiple of 8 after the last buffer.
+        self.align(consts::AFTER_LAST_BUFFER.max(consts::DESCRIPTOR_ALIGNMENT))?;
+        self.entries.push(IndexEntry {
+            name: name.to_string(),
+            descriptor_offset: d,
+            descriptor_length: descriptor.len() as u32,
+            data_offset,
+            data_length,
+            flags: crate::flags::IndexEntryFlags(0),
+        });
+        Ok(())
+    }
+
+    /// Write the KV section (when there is one), the index and the trailer; return the sink.
+    pub fn finish(mut self, kv: &[KvEntry]) -> Result<W, WriteError> {
+        let flags = self.header.file_flags;
+        let mut keys: Vec<&str> = kv.iter().map(|e| e.key.as_str()).collect();
+        keys.sort_unstable();
+        if keys.windows(2).any(|w| w[0] == w[1]) {
+            return Err(invalid(Rule::F8, "a KV key appears twice"));
+        }
+        if flags.has(FileFlags::HAS_KV_METADATA) && kv.is_empty() {
+            // RES-4: the flag promises a section; an empty one still carries its count.
+        }
+        let write_kv = flags.has(FileFlags::HAS_KV_METADATA) || !kv.is_empty();
+        let (kv_offset, kv_length) = if write_kv {
+            self.align(consts::KV_ALIGNMENT)?;
+            let section = KvSection {
+                entries: kv.to_vec(),
+                skipped: Vec::new(),
+            };
+            let bytes = section.to_bytes();
+            let at = self.pos;
+            self.out.write_all(&bytes)?;
+            self.pos += bytes.len() as u64;
+            let len = u32::try_from(bytes.len())
+                .map_err(|_| invalid(Rule::F19, "the KV section exceeds 4 GiB"))?;
+            (at, len)
+        } else {
+            (0, 0)
+        };
+        if flags.has(FileFlags::SORTED_INDEX) {
+            self.entries
+                .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        }
+        self.align(consts::INDEX_ALIGNMENT)?;
+        let index = IndexSection {
+            entries: std::mem::take(&mut self.entries),
+            skipped: Vec::new(),
+        }
+        .to_bytes();
+        let index_offset = self.pos;
+        self.out.write_all(&index)?;
+        self.pos += index.len() as u64;
+        let crc = if flags.has(FileFlags::HAS_INDEX_CRC32C) {
+            crc32c::crc32c(&index)
+        } else {
+            0
+        };
+        let trailer = Trailer {
+            index_offset,
+            index_length: index.len() as u64,
+            kv_offset,
+            kv_length,
+            index_crc32c: crc,
+            trailer_magic: b"HRRY".to_vec(),
+        };
+        self.out.write_all(&trailer.to_bytes())?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// W1/W2: the lowest descriptor version that covers every tag, flag bit and field the
+/// descriptor emits (from their `since`), and likewise each scheme's version.
+pub fn required_versions(d: &Descriptor) -> Vec<(Axis, Version)> {
+    let mut need: Vec<(Axis, Version)> = Axis::ALL.iter().map(|a| (*a, a.initial())).collect();
+    let mut bump = |axis: Axis, v: Version| {
+        if let Some(e) = need.iter_mut().find(|(a, _)| *a == axis) {
+            e.1 = e.1.max(v);
+        }
+    };
+    let h = &d.fixed_header;
+    if let Ok(t) = h.type_tag.get() {
+        bump(Axis::Descriptor, t.since());
+    }
+    if let Ok(t) = h.layout_tag.get() {
+        bump(Axis::Descriptor, t.since());
+    }
+    let bits = h.flags.bits();
+    for b in 0..32 {
+        if bits & (1 << b) != 0 {
+            if let Some(v) = crate::flags::DescriptorFlags::bit_since(b) {
+                bump(Axis::Descriptor, v);
+            }
+        }
+    }
+    for b in &d.buffer_table.buffers {
+        for t in [
+            b.device_tag.get().map(|t| t.since()).ok(),
+            b.sync_mode.get().map(|t| t.since()).ok(),
+            b.memory_class.get().map(|t| t.since()).ok(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            bump(Axis::Descriptor, t);
+        }
+    }
+    if let Some(q) = &d.quantization {
+        if let TagClass::Known(s) = crate::tags::Scheme::classify(q.payload.tag()) {
+            bump(Axis::Descriptor, s.since());
+            if let Some(axis) = Axis::of_scheme(q.payload.tag()) {
+                bump(axis, emitted_version(&q.payload.to_value(), axis));
+            }
+        }
+    }
+    need
+}
+
+/// The version on `axis` a structure's emitted fields need: an appended field that is
+/// present (not defaulted) raises it to the version that appended it.
+fn emitted_version(v: &Value, axis: Axis) -> Version {
+    // Appended fields that are present appear as plain values, defaulted ones as `Defaulted`;
+    // their versions come from the generated defaults table.
+    let mut need = axis.initial();
+    for f in crate::axes::DEFAULTS.iter().filter(|f| f.axis == axis) {
+        if let Some(x) = find(v, f.field) {
+            if !matches!(x, Value::Defaulted(_)) {
+                need = need.max(f.since);
+            }
+        }
+    }
+    need
+}
+
+fn find<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
+    match v {
+        Value::Object(fields) => fields
+            .iter()
+            .find_map(|(k, x)| if k == name { Some(x) } else { find(x, name) }),
+        _ => None,
+    }
+}
+
+/// Apply the writer rules to an owned descriptor: set the version to the lowest that covers
+/// what it emits (W1, W2), the scheme version likewise, the flags to the sections present, and
+/// the descriptor length to the encoded size; then refuse what breaks W3 or a reader rule.
+pub fn finalize(mut d: Descriptor) -> Result<Vec<u8>, WriteError> {
+    use crate::flags::DescriptorFlags as F;
+    let mut flags = d
+        .fixed_header
+        .flags
+        .without(F::HAS_QUANTIZATION)
+        .without(F::HAS_SHARD)
+        .without(F::HAS_STATISTICS)
+        .without(F::HAS_EXTENSION_TYPE)
+        .without(F::HAS_COMPOSITE_MEMBER);
+    for (present, bit) in [
+        (d.quantization.is_some(), F::HAS_QUANTIZATION),
+        (d.shard.is_some(), F::HAS_SHARD),
+        (d.statistics.is_some(), F::HAS_STATISTICS),
+        (d.extension_type.is_some(), F::HAS_EXTENSION_TYPE),
+        (d.composite_member.is_some(), F::HAS_COMPOSITE_MEMBER),
+    ] {
+        if present {
+            flags = flags.with(bit);
+        }
+    }
+    d.fixed_header.flags = flags;
+    d.fixed_header.rank = d.shape.len() as u32;
+    d.fixed_header.magic = b"HRRY".to_vec();
+    for (axis, v) in required_versions(&d) {
+        if axis == Axis::Descriptor {
+            d.fixed_header.version_major = v.major;
+            d.fixed_header.version_minor = v.minor;
+        } else if let Some(q) = &mut d.quantization {
+            if Axis::of_scheme(q.payload.tag()) == Some(axis) {
+                if let Some(h) = q.payload.header_mut() {
+                    h.scheme_version = v.minor;
+                }
+            }
+        }
+    }
+    w3(&d)?;
+    d.fixed_header.descriptor_length = 0;
+    let len = d.to_bytes().len() as u32;
+    d.fixed_header.descriptor_length = len;
+    let bytes = d.to_bytes();
+    descriptor::read(&bytes, &ReaderConfig::new().permissive(true))?;
+    Ok(bytes)
+}
+
+/// W3: no deprecated value where a replacement exists.
+fn w3(d: &Descriptor) -> Result<(), WriteError> {
+    fn check<T: TagSpace>(raw: u32) -> Result<(), WriteError> {
+        if let TagClass::Known(t) = T::classify(raw) {
+            if let (Some(since), Some(r)) = (t.deprecated_since(), t.replacement()) {
+                return Err(invalid(
+                    Rule::Ver7,
+                    format!(
+                        "{} `{}` is deprecated since {since}; write `{}` instead (W3)",
+                        T::NAME,
+                        t.name(),
+                        r.name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+    let h = &d.fixed_header;
+    check::<crate::tags::ElementType>(h.type_tag.raw())?;
+    check::<crate::tags::Layout>(h.layout_tag.raw())?;
+    for b in &d.buffer_table.buffers {
+        check::<crate::tags::Device>(b.device_tag.raw())?;
+        check::<crate::tags::SyncMode>(b.sync_mode.raw())?;
+        check::<crate::tags::MemoryClass>(b.memory_class.raw())?;
+    }
+    if let Some(q) = &d.quantization {
+        check::<crate::tags::Scheme>(q.payload.tag())?;
+    }
+    if h.flags.bits() & crate::flags::DescriptorFlags::deprecated_mask() != 0 {
+        return Err(invalid(
+            Rule::Ver7,
+            "a deprecated descriptor flag bit is set (W3)",
+        ));
+    }
+    Ok(())
+}

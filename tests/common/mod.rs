@@ -1,0 +1,44 @@
+//! Shared helpers of the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` beside the project root (the format's public sources).
+pub fn shared() -> PathBuf {
+    root().join("..").join("shared")
+}
+
+/// Run the `hurray-spec` binary.
+pub fn hurray_spec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hurray-spec"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the hurray-spec binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// A scratch directory under target/ for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = root().join("target").join("test-scratch").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+pub fn read(p: &Path) -> Vec<u8> {
+    std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
