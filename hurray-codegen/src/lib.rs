@@ -5,6 +5,7 @@
 //! ([`lower`], [`layout`]) → checks that collect every diagnostic ([`validate`]) → emitters
 //! that cannot fail ([`emit`]). Writing files happens at the edge ([`build`]).
 
+pub mod amend;
 pub mod build;
 pub mod diag;
 pub mod emit;
@@ -54,8 +55,42 @@ pub fn load(dir: &Path) -> std::io::Result<Loaded> {
 /// `hurray-spec check`: load and validate a spec directory; with `against`, also compare it
 /// with another spec tree.
 pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
-    let _ = against;
-    load(dir)
+    let mut loaded = load(dir)?;
+    let other = match against {
+        Some(a) => {
+            let o = load(a)?;
+            match o.clean() {
+                Some(s) => Some(amend::snapshot::of_spec(s).0),
+                None => {
+                    loaded.diags.push(
+                        diag::Diagnostic::new(
+                            &lints::TOML_SYNTAX,
+                            None,
+                            format!(
+                                "the spec tree given to --against ({}) does not load cleanly",
+                                a.display()
+                            ),
+                        )
+                        .help(format!(
+                            "run `hurray-spec check --spec {}` first",
+                            a.display()
+                        )),
+                    );
+                    None
+                }
+            }
+        }
+        None => None,
+    };
+    if let Some(spec) = &loaded.spec {
+        if !loaded.diags.has_errors() || other.is_some() || spec.status == model::Status::Released {
+            let mut diags = diag::Diagnostics::default();
+            amend::check(spec, dir, other.as_ref(), &mut loaded.sources, &mut diags);
+            loaded.diags.extend(diags);
+        }
+    }
+    loaded.diags.sort();
+    Ok(loaded)
 }
 
 /// The phases after reading.

@@ -33,7 +33,6 @@ lints! {
     UNKNOWN_REFERENCE = "unknown-reference", "model", Error, "a reference names no axis, space, flag set, structure, field, rule or resolution";
     BAD_VALUE = "bad-value", "model", Error, "a key holds a value outside its allowed set";
     RANGE_COVERAGE = "range-coverage", "model", Error, "a tag space's ranges overlap, leave a gap, or exceed its width";
-    TAG_OUTSIDE_PUBLIC_RANGE = "tag-outside-public-range", "model", Error, "an allocated tag lies outside every public range of its space";
     OFFSET_GAP = "offset-gap", "model", Error, "a declared offset leaves a gap after the field before it";
     OFFSET_OVERLAP = "offset-overlap", "model", Error, "a declared offset overlaps the field before it";
     SIZE_MISMATCH = "size-mismatch", "model", Error, "a structure's declared size differs from the sum of its fields";
@@ -52,8 +51,8 @@ lints! {
     STATUS_HISTORY = "status-history", "history", Error, "the spec's status disagrees with its release history";
     RECORD_EDITED = "record-edited", "history", Error, "a release record was edited after it was written";
     RECORD_CHAIN = "record-chain", "history", Error, "release records do not form an unbroken chain";
-    S1_OUTSIDE_PUBLIC_RANGE = "s1-outside-public-range", "S1", Error, "a new public value is allocated outside its space's public range";
-    S1_WITHOUT_AMENDMENT = "s1-without-amendment", "S1", Error, "a new value appears without the amendment that allocates it (its `since` is not the new version)";
+    S1_OUTSIDE_PUBLIC_RANGE = "s1-outside-public-range", "S1", Error, "a public value is allocated outside its space's public range (in a private, reserved or invalid range)";
+    S1_WITHOUT_AMENDMENT = "s1-without-amendment", "S1", Error, "a new value, bit, field or structure appears without the amendment that adds it (its `since` is not the new version)";
     S2_REBIND = "s2-rebind", "S2", Error, "a released value or flag bit is bound to a different meaning";
     S2_RANGE_CHANGED = "s2-range-changed", "S2", Error, "a released range is narrowed, moved, repurposed or removed";
     S2_PRIVATE_RECLAIMED = "s2-private-reclaimed", "S2", Error, "a released implementation-private range is reclaimed";

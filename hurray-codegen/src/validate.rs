@@ -111,54 +111,6 @@ fn since_check(
     }
 }
 
-fn deprecation(
-    spec: &Spec,
-    axis: AxisId,
-    since: Version,
-    dep: &Deprecation,
-    names: &[(&str, bool)],
-    what: &str,
-    diags: &mut Diagnostics,
-) {
-    let a = spec.ax(axis);
-    if dep.since < since || dep.since > a.current {
-        diags.report(
-            &lints::S3_BAD_DEPRECATED_SINCE,
-            Some(dep.span),
-            format!(
-                "{what} is deprecated since {}, outside {}…{} (its `since` … the current version)",
-                a.show(dep.since),
-                a.show(since),
-                a.show(a.current)
-            ),
-            "S3: deprecated_since is the version whose amendment deprecates the value",
-        );
-    }
-    match &dep.replacement {
-        None => diags.report(
-            &lints::S3_NO_REPLACEMENT,
-            Some(dep.span),
-            format!("{what} is deprecated without a replacement"),
-            "S3: point writers to the value they should use: add `replacement = \"<name>\"`",
-        ),
-        Some(r) => match names.iter().find(|(n, _)| n == r) {
-            None => diags.report(
-                &lints::UNKNOWN_REFERENCE,
-                Some(dep.span),
-                format!("replacement `{r}` is not allocated in the same space"),
-                "name an allocated value of the same space",
-            ),
-            Some((_, true)) => diags.report(
-                &lints::UNKNOWN_REFERENCE,
-                Some(dep.span),
-                format!("replacement `{r}` is itself deprecated"),
-                "W3 needs a non-deprecated equivalent",
-            ),
-            Some(_) => {}
-        },
-    }
-}
-
 fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
     let space = spec.sp(id);
     let mut by_value: HashMap<u32, &Tag> = HashMap::new();
@@ -194,33 +146,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 .help("rename one of them"),
             );
         }
-        match space.range_of(t.value) {
-            Some(r) if matches!(r.kind, RangeKind::Public { .. }) => {}
-            Some(r) => diags.push(
-                Diagnostic::new(
-                    &lints::TAG_OUTSIDE_PUBLIC_RANGE,
-                    Some(t.value_span),
-                    format!(
-                        "`{}` = {:#04x} lies in a {} range of `{}`",
-                        t.name,
-                        t.value,
-                        r.kind.word(),
-                        space.name
-                    ),
-                )
-                .label(r.span, "this range")
-                .help("allocate public values from a public range (S1)"),
-            ),
-            None => diags.report(
-                &lints::TAG_OUTSIDE_PUBLIC_RANGE,
-                Some(t.value_span),
-                format!(
-                    "`{}` = {:#x} is outside every range of `{}`",
-                    t.name, t.value, space.name
-                ),
-                "use a value inside the space's public range",
-            ),
-        }
+        crate::amend::rules::s1_public_range(space, t, diags);
         since_check(
             spec,
             space.axis,
@@ -230,7 +156,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
             diags,
         );
         if let Some(dep) = &t.deprecated {
-            deprecation(
+            crate::amend::rules::s3_deprecation(
                 spec,
                 space.axis,
                 t.since,
@@ -389,7 +315,7 @@ fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
             diags,
         );
         if let Some(dep) = &b.deprecated {
-            deprecation(
+            crate::amend::rules::s3_deprecation(
                 spec,
                 fs.axis,
                 b.since,
@@ -411,14 +337,12 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
         &format!("structure `{}`", s.name),
         diags,
     );
-    let axis = spec.ax(s.axis);
     let scope: HashSet<&str> = s
         .params
         .iter()
         .map(String::as_str)
         .chain(s.bindings.keys().map(String::as_str))
         .collect();
-    let mut max_since_seen = s.since;
     for (i, f) in s.fields.iter().enumerate() {
         since_check(
             spec,
@@ -436,55 +360,13 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
                 "a field cannot be older than its structure",
             );
         }
-        let appended = f.since > s.since;
-        let gated_by_new_bit = match &f.presence {
-            Presence::If(Condition::HasBit(_, fsid, bit)) => spec
-                .fs(*fsid)
-                .bits
-                .iter()
-                .find(|b| b.bit == *bit)
-                .is_some_and(|b| b.since == f.since),
-            _ => false,
-        };
-        if appended {
-            // S6: a new field is gated by a new bit, or trails a length-prefixed structure.
-            if let Presence::If(Condition::HasBit(_, fsid, bit)) = &f.presence {
-                if !gated_by_new_bit {
-                    let b = spec.fs(*fsid).bits.iter().find(|b| b.bit == *bit);
-                    diags.push(
-                        Diagnostic::new(&lints::S6_UNGATED_SECTION, Some(f.span), format!("new part `{}.{}` ({}) is gated by `{}`, a bit older readers already know", s.name, f.name, axis.show(f.since), b.map_or("?", |b| b.name.as_str())))
-                            .help("S6: gate a new section by a new flag bit allocated in the same minor revision, so older readers reject data that uses it (CD2)"),
-                    );
-                }
-            } else if s.fields[i + 1..].iter().any(|g| g.since < f.since) {
-                diags.push(
-                    Diagnostic::new(&lints::S6_INSERTED_FIELD, Some(f.span), format!("field `{}` ({}) is inserted before fields of an earlier version", f.name, axis.show(f.since)))
-                        .help("S6: older readers would parse these bytes as the fields that used to follow: append the field after every existing field instead"),
-                );
-            } else if !s.framing.is_length_prefixed() {
-                diags.push(
-                    Diagnostic::new(&lints::S6_FIXED_OFFSET_ADDITION, Some(f.span), format!("field `{}` ({}) extends `{}`, which has no length prefix", f.name, axis.show(f.since), s.name))
-                        .label(s.framing_span, "framed as fixed here")
-                        .help("S6: older readers would parse it as the start of what follows; gate it by a new flag bit, or add it to a length-prefixed structure"),
-                );
-            }
-            if !gated_by_new_bit {
-                match &f.default {
-                    None => diags.push(
-                        Diagnostic::new(&lints::S4_MISSING_DEFAULT, Some(f.span), format!("appended field `{}.{}` ({}) has no documented default", s.name, f.name, axis.show(f.since)))
-                            .help("S4/R4: add `default = <value>`: the value readers of older data see for this field"),
-                    ),
-                    Some(d) => default_fits(spec, s, f, d, true, diags),
-                }
-            }
+        if f.since > s.since {
+            crate::amend::rules::s6_gating(spec, s, i, diags);
+            crate::amend::rules::s4_default(spec, s, i, diags);
         } else if let Some(d) = &f.default {
             diags.report(&lints::DEFAULT_ON_BASE_FIELD, f.default_span, format!("field `{}` belongs to the structure's first version; no reader ever defaults it", f.name), "remove `default`, or give the field a later `since`");
             default_fits(spec, s, f, d, false, diags);
         }
-        if f.since < max_since_seen && !appended {
-            // A base field after an appended one is covered by the S6 check on the appended field.
-        }
-        max_since_seen = max_since_seen.max(f.since);
         // Params of nested structures must be in scope.
         let nested: Vec<StructId> = match &f.ty {
             FieldType::Struct(t) => vec![*t],
@@ -642,7 +524,7 @@ pub fn peek_offset(spec: &Spec, id: StructId, path: &[String], space: SpaceId) -
     None
 }
 
-fn default_fits(
+pub(crate) fn default_fits(
     spec: &Spec,
     s: &Structure,
     f: &Field,

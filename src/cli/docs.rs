@@ -16,7 +16,10 @@ pub fn run(spec: &Path, out: &Path, check: bool) -> ExitCode {
         }
     };
     let Some(model) = loaded.clean() else {
-        eprint!("{}", diag::render(&loaded.sources, loaded.diags.items(), Format::Human));
+        eprint!(
+            "{}",
+            diag::render(&loaded.sources, loaded.diags.items(), Format::Human)
+        );
         return ExitCode::from(1);
     };
     let mut stale = Vec::new();
@@ -38,7 +41,11 @@ pub fn run(spec: &Path, out: &Path, check: bool) -> ExitCode {
         }
     }
     if !stale.is_empty() {
-        eprintln!("error: generated docs are out of date: {}\nrun `{}`", stale.join(", "), markdown::COMMAND);
+        eprintln!(
+            "error: generated docs are out of date: {}\nrun `{}`",
+            stale.join(", "),
+            markdown::COMMAND
+        );
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
-mod docs;
 mod decode;
+mod docs;
 mod file;
 mod json;
 mod summary;
@@ -44,6 +44,19 @@ enum Command {
         against: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "human")]
         format: OutputFormat,
+    },
+    /// List every lint `check` can report: id, the rule it enforces, level, summary.
+    Lints {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Record the current spec as a release (append-only, in spec/releases).
+    Release {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// A label for the record (default: the versions that changed).
+        #[arg(long)]
+        label: Option<String>,
     },
     /// Regenerate the Markdown tables under docs/spec from spec/ (or check them with --check).
     Docs {
@@ -96,6 +109,8 @@ pub fn run() -> ExitCode {
             format,
         } => check::run(&spec, against.as_deref(), format.into()),
         Command::Docs { spec, out, check } => docs::run(&spec, &out, check),
+        Command::Lints { json } => check::list(json),
+        Command::Release { spec, label } => check::release(&spec, label.as_deref()),
         Command::Decode {
             json,
             permissive,

@@ -1,6 +1,8 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+pub mod fixtures;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

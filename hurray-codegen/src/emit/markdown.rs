@@ -40,16 +40,35 @@ fn hex(v: u32, width: Width) -> String {
 
 fn index(spec: &Spec) -> String {
     let mut s = head(&format!("{}: the spec tables", spec.title));
-    let _ = writeln!(s, "Generated from `spec/` (status: {}). Every table below is stated once, in the TOML; these pages are its readable form.\n", status_word(spec.status));
+    let _ = writeln!(
+        s,
+        "Generated from `spec/` (status: {}). Every table below is stated once, in the TOML; these pages are its readable form.\n",
+        status_word(spec.status)
+    );
     let _ = writeln!(s, "| Page | Holds |\n|------|-------|");
     for (p, what) in [
-        ("versions.md", "the three version axes and the version registry"),
+        (
+            "versions.md",
+            "the three version axes and the version registry",
+        ),
         ("tags.md", "every tag space: ranges and allocations"),
         ("flags.md", "every flag set, reserved bits explicit"),
-        ("structures.md", "every structure, field by field, with framing"),
-        ("defaults.md", "the defaults table for appended trailing fields (R4), derived"),
-        ("rules.md", "every rule of the facts sheets with its error code"),
-        ("resolutions.md", "where the format's text disagrees with itself, and the decision"),
+        (
+            "structures.md",
+            "every structure, field by field, with framing",
+        ),
+        (
+            "defaults.md",
+            "the defaults table for appended trailing fields (R4), derived",
+        ),
+        (
+            "rules.md",
+            "every rule of the facts sheets with its error code",
+        ),
+        (
+            "resolutions.md",
+            "where the format's text disagrees with itself, and the decision",
+        ),
     ] {
         let _ = writeln!(s, "| [{p}]({p}) | {what} |");
     }
@@ -62,7 +81,10 @@ fn index(spec: &Spec) -> String {
         spec.flag_sets.len(),
         spec.flag_sets.iter().map(|f| f.bits.len()).sum::<usize>(),
         spec.structures.len(),
-        spec.structures.iter().map(|s| s.fields.len()).sum::<usize>(),
+        spec.structures
+            .iter()
+            .map(|s| s.fields.len())
+            .sum::<usize>(),
         spec.rules.len(),
         spec.resolutions.len()
     );
@@ -95,9 +117,18 @@ fn path_offset(spec: &Spec, p: &FieldPath) -> Option<u64> {
 fn versions(spec: &Spec) -> String {
     let mut s = head("Version registry");
     let _ = writeln!(s, "Spec status: **{}**.\n", status_word(spec.status));
-    let _ = writeln!(s, "| Axis | Versions | Initial | Current | Major carried by | Minor carried by | Resolutions |\n|------|----------|---------|---------|------------------|------------------|-------------|");
+    let _ = writeln!(
+        s,
+        "| Axis | Versions | Initial | Current | Major carried by | Minor carried by | Resolutions |\n|------|----------|---------|---------|------------------|------------------|-------------|"
+    );
     for a in &spec.axes {
-        let carrier = |p: &FieldPath| format!("`{}` (byte {})", p.text, path_offset(spec, p).map_or("?".to_string(), |o| o.to_string()));
+        let carrier = |p: &FieldPath| {
+            format!(
+                "`{}` (byte {})",
+                p.text,
+                path_offset(spec, p).map_or("?".to_string(), |o| o.to_string())
+            )
+        };
         let major = match (&a.major, a.style) {
             (Some(p), _) => carrier(p),
             (None, AxisStyle::Scheme) => "the descriptor major (RES-6)".to_string(),
@@ -107,8 +138,20 @@ fn versions(spec: &Spec) -> String {
             AxisStyle::MajorMinor => "major.minor",
             AxisStyle::Scheme => "scheme_version",
         };
-        let res: Vec<&str> = a.resolutions.iter().map(|r| spec.resolutions[r.index()].id.as_str()).collect();
-        let _ = writeln!(s, "| `{}` | {style} | {} | {} | {major} | {} | {} |", a.name, a.show(a.initial), a.show(a.current), carrier(&a.minor), res.join(", "));
+        let res: Vec<&str> = a
+            .resolutions
+            .iter()
+            .map(|r| spec.resolutions[r.index()].id.as_str())
+            .collect();
+        let _ = writeln!(
+            s,
+            "| `{}` | {style} | {} | {} | {major} | {} | {} |",
+            a.name,
+            a.show(a.initial),
+            a.show(a.current),
+            carrier(&a.minor),
+            res.join(", ")
+        );
     }
     s
 }
@@ -127,19 +170,51 @@ fn tags(spec: &Spec) -> String {
             spec.r(sp.reject.unknown).id,
             spec.r(sp.reject.private).id
         );
-        let _ = writeln!(s, "| Range | Kind | Tier | Note |\n|-------|------|------|------|");
+        let _ = writeln!(
+            s,
+            "| Range | Kind | Tier | Note |\n|-------|------|------|------|"
+        );
         for r in &sp.ranges {
             let tier = match r.kind {
                 RangeKind::Public { tier: Some(t) } => t.to_string(),
                 _ => String::new(),
             };
-            let range = if r.from == r.to { hex(r.from, sp.width) } else { format!("{}–{}", hex(r.from, sp.width), hex(r.to, sp.width)) };
-            let _ = writeln!(s, "| {range} | {} | {tier} | {} |", r.kind.word(), cell(&r.note));
+            let range = if r.from == r.to {
+                hex(r.from, sp.width)
+            } else {
+                format!("{}–{}", hex(r.from, sp.width), hex(r.to, sp.width))
+            };
+            let _ = writeln!(
+                s,
+                "| {range} | {} | {tier} | {} |",
+                r.kind.word(),
+                cell(&r.note)
+            );
         }
-        let _ = writeln!(s, "\n| Value | Name | Meaning | Since | Deprecated | Attributes |\n|-------|------|---------|-------|------------|------------|");
+        let _ = writeln!(
+            s,
+            "\n| Value | Name | Meaning | Since | Deprecated | Attributes |\n|-------|------|---------|-------|------------|------------|"
+        );
         for t in &sp.tags {
-            let dep = t.deprecated.as_ref().map_or(String::new(), |d| format!("since {}{}", axis.show(d.since), d.replacement.as_ref().map(|r| format!(", use `{r}`")).unwrap_or_default()));
-            let _ = writeln!(s, "| {} | `{}` | {} | {} | {dep} | {} |", hex(t.value, sp.width), t.name, cell(&t.title), axis.show(t.since), cell(&attrs(spec, t)));
+            let dep = t.deprecated.as_ref().map_or(String::new(), |d| {
+                format!(
+                    "since {}{}",
+                    axis.show(d.since),
+                    d.replacement
+                        .as_ref()
+                        .map(|r| format!(", use `{r}`"))
+                        .unwrap_or_default()
+                )
+            });
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} | {} | {dep} | {} |",
+                hex(t.value, sp.width),
+                t.name,
+                cell(&t.title),
+                axis.show(t.since),
+                cell(&attrs(spec, t))
+            );
         }
         s.push('\n');
     }
@@ -173,25 +248,45 @@ fn attrs(spec: &Spec, t: &Tag) -> String {
         TagAttrs::Layout(a) => {
             parts.push(format!("{:?}", a.class).to_lowercase());
             parts.push(format!("rank {}–{}", a.rank_min, a.rank_max));
-            let b = if a.buffers.a == 0 { a.buffers.b.to_string() } else { format!("{}·rank+{}", a.buffers.a, a.buffers.b) };
+            let b = if a.buffers.a == 0 {
+                a.buffers.b.to_string()
+            } else {
+                format!("{}·rank+{}", a.buffers.a, a.buffers.b)
+            };
             parts.push(format!("{b} buffer(s)"));
             parts.push(match a.byte_offset {
                 ByteOffsetRule::Bounded => "byte_offset ≤ buffer 0".to_string(),
                 ByteOffsetRule::Zero => "byte_offset 0".to_string(),
             });
         }
-        TagAttrs::Device { memory_classes } => parts.push(format!("memory classes: {}", memory_classes.join(", "))),
+        TagAttrs::Device { memory_classes } => {
+            parts.push(format!("memory classes: {}", memory_classes.join(", ")))
+        }
         TagAttrs::Scheme(a) => {
             parts.push(format!("flags `{}`", spec.fs(a.flags).name));
             parts.push(format!("storage: {}", a.storage.join(", ")));
             if !a.parameters.is_empty() {
                 parts.push(format!(
                     "parameter buffers: {}",
-                    a.parameters.iter().map(|p| format!("{} (`{}`{})", p.name, p.index_field, p.unless_flag.as_ref().map(|f| format!(", unless {f}")).unwrap_or_default())).collect::<Vec<_>>().join(", ")
+                    a.parameters
+                        .iter()
+                        .map(|p| format!(
+                            "{} (`{}`{})",
+                            p.name,
+                            p.index_field,
+                            p.unless_flag
+                                .as_ref()
+                                .map(|f| format!(", unless {f}"))
+                                .unwrap_or_default()
+                        ))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
-        TagAttrs::CombineOp { legal_with } => parts.push(format!("legal with: {}", legal_with.join(", "))),
+        TagAttrs::CombineOp { legal_with } => {
+            parts.push(format!("legal with: {}", legal_with.join(", ")))
+        }
         TagAttrs::IndexType { bytes } => parts.push(format!("{bytes}-byte indices")),
         TagAttrs::None => {}
     }
@@ -203,16 +298,40 @@ fn flags(spec: &Spec) -> String {
     for fs in &spec.flag_sets {
         let axis = spec.ax(fs.axis);
         let _ = writeln!(s, "## `{}`: {}\n", fs.name, fs.title);
-        let _ = writeln!(s, "Width {} bits, versioned on axis `{}`. A set reserved bit is rejected ({}).\n", fs.width.bits(), axis.name, spec.r(fs.rule).id);
-        let _ = writeln!(s, "| Bit | Mask | Name | Meaning | Since | Gates |\n|-----|------|------|---------|-------|-------|");
+        let _ = writeln!(
+            s,
+            "Width {} bits, versioned on axis `{}`. A set reserved bit is rejected ({}).\n",
+            fs.width.bits(),
+            axis.name,
+            spec.r(fs.rule).id
+        );
+        let _ = writeln!(
+            s,
+            "| Bit | Mask | Name | Meaning | Since | Gates |\n|-----|------|------|---------|-------|-------|"
+        );
         for b in &fs.bits {
             let gates = gated_parts(spec, fs, b.bit);
-            let _ = writeln!(s, "| {} | `{:#x}` | `{}` | {} | {} | {} |", b.bit, 1u64 << b.bit, b.name, cell(&b.title), axis.show(b.since), gates);
+            let _ = writeln!(
+                s,
+                "| {} | `{:#x}` | `{}` | {} | {} | {} |",
+                b.bit,
+                1u64 << b.bit,
+                b.name,
+                cell(&b.title),
+                axis.show(b.since),
+                gates
+            );
         }
         let reserved = fs.reserved_mask();
         if reserved != 0 {
-            let bits: Vec<u32> = (0..fs.width.bits()).filter(|i| reserved & (1 << i) != 0).collect();
-            let _ = writeln!(s, "| {} | `{reserved:#x}` | reserved | must be 0; reader rejects | | |", ranges_of(&bits));
+            let bits: Vec<u32> = (0..fs.width.bits())
+                .filter(|i| reserved & (1 << i) != 0)
+                .collect();
+            let _ = writeln!(
+                s,
+                "| {} | `{reserved:#x}` | reserved | must be 0; reader rejects | | |",
+                ranges_of(&bits)
+            );
         }
         s.push('\n');
     }
@@ -229,7 +348,11 @@ fn ranges_of(bits: &[u32]) -> String {
             i += 1;
             end = bits[i];
         }
-        out.push(if start == end { start.to_string() } else { format!("{start}–{end}") });
+        out.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}–{end}")
+        });
         i += 1;
     }
     out.join(", ")
@@ -262,9 +385,14 @@ fn type_text(spec: &Spec, st: &Structure, f: &Field) -> String {
         FieldType::Dispatch { space, on } => {
             let by = match on {
                 TagSource::Field(p) => format!("`{}`", p.text),
-                TagSource::Peek { path_in_variant, .. } => format!("its own `{}`", path_in_variant.join(".")),
+                TagSource::Peek {
+                    path_in_variant, ..
+                } => format!("its own `{}`", path_in_variant.join(".")),
             };
-            format!("structure chosen by {by} (space `{}`)", spec.sp(*space).name)
+            format!(
+                "structure chosen by {by} (space `{}`)",
+                spec.sp(*space).name
+            )
         }
     };
     match &f.count {
@@ -292,7 +420,13 @@ fn check_text(spec: &Spec, st: &Structure, c: &Check) -> String {
         CheckKind::Min(l) => format!("≥ {}", lit(l)),
         CheckKind::Max(l) => format!("≤ {}", lit(l)),
         CheckKind::Range(a, b) => format!("in [{}, {}]", lit(a), lit(b)),
-        CheckKind::OneOf(v) => format!("one of {}", v.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(", ")),
+        CheckKind::OneOf(v) => format!(
+            "one of {}",
+            v.iter()
+                .map(|x| format!("{x:#x}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         CheckKind::PowerOfTwo => "power of two".to_string(),
         CheckKind::MultipleOf(m) => format!("multiple of {m}"),
         CheckKind::LessThan(o) => format!("< {}", operand(o)),
@@ -300,8 +434,16 @@ fn check_text(spec: &Spec, st: &Structure, c: &Check) -> String {
         CheckKind::Finite => "finite".to_string(),
         CheckKind::NonZero => "≠ 0".to_string(),
     };
-    let when = c.when.as_ref().map(|w| format!(" when {}", cond_text(w))).unwrap_or_default();
-    let level = if c.level == CheckLevel::Warn { ", warning" } else { "" };
+    let when = c
+        .when
+        .as_ref()
+        .map(|w| format!(" when {}", cond_text(w)))
+        .unwrap_or_default();
+    let level = if c.level == CheckLevel::Warn {
+        ", warning"
+    } else {
+        ""
+    };
     format!("{what}{when} ({}{level})", spec.r(c.rule).id)
 }
 
@@ -323,13 +465,32 @@ fn usages(spec: &Spec, id: StructId) -> Vec<String> {
             let via = match &f.ty {
                 FieldType::Dispatch { space, .. } => {
                     let sp = spec.sp(*space);
-                    sp.tags.iter().filter(|t| t.structure == Some(id)).map(|t| format!("tag `{}` = {}", sp.name, hex(t.value, sp.width))).chain(sp.ranges.iter().filter(|r| r.structure == Some(id)).map(|_| format!("a private `{}` value", sp.name))).collect::<Vec<_>>()
+                    sp.tags
+                        .iter()
+                        .filter(|t| t.structure == Some(id))
+                        .map(|t| format!("tag `{}` = {}", sp.name, hex(t.value, sp.width)))
+                        .chain(
+                            sp.ranges
+                                .iter()
+                                .filter(|r| r.structure == Some(id))
+                                .map(|_| format!("a private `{}` value", sp.name)),
+                        )
+                        .collect::<Vec<_>>()
                 }
                 _ => Vec::new(),
             };
             if direct {
                 let how = match &f.presence {
-                    Presence::If(Condition::HasBit(_, fs, b)) => format!("gated by `{}` bit {} `{}`", spec.fs(*fs).name, b, spec.fs(*fs).bits.iter().find(|x| x.bit == *b).map_or("?", |x| x.name.as_str())),
+                    Presence::If(Condition::HasBit(_, fs, b)) => format!(
+                        "gated by `{}` bit {} `{}`",
+                        spec.fs(*fs).name,
+                        b,
+                        spec.fs(*fs)
+                            .bits
+                            .iter()
+                            .find(|x| x.bit == *b)
+                            .map_or("?", |x| x.name.as_str())
+                    ),
                     Presence::If(c) => format!("present when {}", cond_text(c)),
                     Presence::Always => match &f.count {
                         Some(_) => "counted".to_string(),
@@ -348,33 +509,75 @@ fn usages(spec: &Spec, id: StructId) -> Vec<String> {
 
 fn structures(spec: &Spec) -> String {
     let mut s = head("Structures");
-    let _ = writeln!(s, "Offsets are bytes from the start of the structure. A field after a part whose size depends on data has a position, not an offset (`—`).\n");
+    let _ = writeln!(
+        s,
+        "Offsets are bytes from the start of the structure. A field after a part whose size depends on data has a position, not an offset (`—`).\n"
+    );
     for (i, st) in spec.structures.iter().enumerate() {
         let axis = spec.ax(st.axis);
-        let _ = writeln!(s, "<a id=\"{}\"></a>\n## `{}`: {}\n", st.name, st.name, st.title);
+        let _ = writeln!(
+            s,
+            "<a id=\"{}\"></a>\n## `{}`: {}\n",
+            st.name, st.name, st.title
+        );
         let framing = match &st.framing {
             Framing::Fixed => "fixed (no length prefix: nothing may be appended, S6)".to_string(),
-            Framing::LengthPrefixed { by_field, rule, .. } => format!("length-prefixed by `{}` (reads past it break {}; trailing fields may be appended under a minor bump)", by_field.text, spec.r(*rule).id),
+            Framing::LengthPrefixed { by_field, rule, .. } => format!(
+                "length-prefixed by `{}` (reads past it break {}; trailing fields may be appended under a minor bump)",
+                by_field.text,
+                spec.r(*rule).id
+            ),
         };
-        let size = st.size.as_ref().map_or("depends on data".to_string(), |z| format!("{z} bytes"));
-        let _ = writeln!(s, "- Axis `{}`, since {}; framing: {framing}; size: {size}.", axis.name, axis.show(st.since));
+        let size = st
+            .size
+            .as_ref()
+            .map_or("depends on data".to_string(), |z| format!("{z} bytes"));
+        let _ = writeln!(
+            s,
+            "- Axis `{}`, since {}; framing: {framing}; size: {size}.",
+            axis.name,
+            axis.show(st.since)
+        );
         if !st.params.is_empty() {
-            let _ = writeln!(s, "- Params: {}.", st.params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "));
+            let _ = writeln!(
+                s,
+                "- Params: {}.",
+                st.params
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
         if let Some((levels, rule)) = st.depth_limit {
-            let _ = writeln!(s, "- Nests at most {levels} level(s) deep ({}).", spec.r(rule).id);
+            let _ = writeln!(
+                s,
+                "- Nests at most {levels} level(s) deep ({}).",
+                spec.r(rule).id
+            );
         }
         let used = usages(spec, StructId(i as u32));
         if !used.is_empty() {
             let _ = writeln!(s, "- Reached through: {}.", used.join("; "));
         }
         if !st.rules.is_empty() {
-            let _ = writeln!(s, "- Runtime rules: {}.", st.rules.iter().map(|r| spec.r(*r).id.as_str()).collect::<Vec<_>>().join(", "));
+            let _ = writeln!(
+                s,
+                "- Runtime rules: {}.",
+                st.rules
+                    .iter()
+                    .map(|r| spec.r(*r).id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
         if !st.note.is_empty() {
             let _ = writeln!(s, "- Note: {}.", st.note);
         }
-        let _ = writeln!(s, "\n| Offset | Size | Field | Type | Since | Default | Present | Checks |\n|--------|------|-------|------|-------|---------|---------|--------|");
+        let _ = writeln!(
+            s,
+            "\n| Offset | Size | Field | Type | Since | Default | Present | Checks |\n|--------|------|-------|------|-------|---------|---------|--------|"
+        );
         for f in &st.fields {
             let off = match &f.position {
                 Position::Offset(a) => a.to_string(),
@@ -392,24 +595,71 @@ fn structures(spec: &Spec) -> String {
                 Presence::Always => String::new(),
                 Presence::If(c) => cond_text(c),
             };
-            let mut checks: Vec<String> = f.checks.iter().filter(|c| !(f.reserved && matches!(c.kind, CheckKind::Equals(Lit::Int(0))))).map(|c| check_text(spec, st, c)).collect();
+            let mut checks: Vec<String> = f
+                .checks
+                .iter()
+                .filter(|c| !(f.reserved && matches!(c.kind, CheckKind::Equals(Lit::Int(0)))))
+                .map(|c| check_text(spec, st, c))
+                .collect();
             if f.reserved {
-                checks.push(format!("reserved: zero ({})", f.rule.map_or("?", |r| spec.r(r).id.as_str())));
+                checks.push(format!(
+                    "reserved: zero ({})",
+                    f.rule.map_or("?", |r| spec.r(r).id.as_str())
+                ));
             }
-            let title = if f.title.is_empty() { String::new() } else { format!(": {}", cell(&f.title)) };
+            let title = if f.title.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", cell(&f.title))
+            };
             let ty = type_text(spec, st, f);
-            let _ = writeln!(s, "| {off} | {size} | `{}`{title} | {} | {} | {default} | {present} | {} |", f.name, ty, axis.show(f.since), cell(&checks.join("; ")));
+            let _ = writeln!(
+                s,
+                "| {off} | {size} | `{}`{title} | {} | {} | {default} | {present} | {} |",
+                f.name,
+                ty,
+                axis.show(f.since),
+                cell(&checks.join("; "))
+            );
         }
         s.push('\n');
     }
     let p = &spec.placement;
     let _ = writeln!(s, "## Placement of the tensor region\n");
-    let _ = writeln!(s, "- Every descriptor starts at a multiple of {}; the first at `file_header.first_descriptor_offset`.", p.descriptor_alignment);
-    let _ = writeln!(s, "- Every data buffer starts at a multiple of `{}` (A).", p.data_alignment.text);
-    let _ = writeln!(s, "- After a tensor's last buffer, zero padding to the next multiple of {} (RES-3).", p.after_last_buffer);
-    let _ = writeln!(s, "- After a composite head (no buffers), the next descriptor at the next multiple of {}, no A-padding (RES-13).", p.after_composite_head);
-    let _ = writeln!(s, "- The KV section starts at a multiple of {}, the index section at a multiple of {}; the trailer is the last 40 bytes.", p.kv_alignment, p.index_alignment);
-    let _ = writeln!(s, "- Padding bytes are zero. Rules: {}.", p.rules.iter().map(|r| spec.r(*r).id.as_str()).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        s,
+        "- Every descriptor starts at a multiple of {}; the first at `file_header.first_descriptor_offset`.",
+        p.descriptor_alignment
+    );
+    let _ = writeln!(
+        s,
+        "- Every data buffer starts at a multiple of `{}` (A).",
+        p.data_alignment.text
+    );
+    let _ = writeln!(
+        s,
+        "- After a tensor's last buffer, zero padding to the next multiple of {} (RES-3).",
+        p.after_last_buffer
+    );
+    let _ = writeln!(
+        s,
+        "- After a composite head (no buffers), the next descriptor at the next multiple of {}, no A-padding (RES-13).",
+        p.after_composite_head
+    );
+    let _ = writeln!(
+        s,
+        "- The KV section starts at a multiple of {}, the index section at a multiple of {}; the trailer is the last 40 bytes.",
+        p.kv_alignment, p.index_alignment
+    );
+    let _ = writeln!(
+        s,
+        "- Padding bytes are zero. Rules: {}.",
+        p.rules
+            .iter()
+            .map(|r| spec.r(*r).id.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     s
 }
 
@@ -428,17 +678,33 @@ fn defaults(spec: &Spec) -> String {
                     Some(DefaultValue::Int(n)) => n.to_string(),
                     Some(DefaultValue::Float(x)) => format!("{x:?}"),
                     Some(DefaultValue::Bytes(b)) => crate::diag::hex(b),
-                    Some(DefaultValue::Expr { field, depends_on }) => format!("= `{}` (depends on {})", st.fields[*field].name, depends_on.join(", ")),
+                    Some(DefaultValue::Expr { field, depends_on }) => format!(
+                        "= `{}` (depends on {})",
+                        st.fields[*field].name,
+                        depends_on.join(", ")
+                    ),
                     None => "(missing: S4)".to_string(),
                 };
-                rows.push(format!("| `{}` | `{}.{}` | {} | {d} |", axis.name, st.name, f.name, axis.show(f.since)));
+                rows.push(format!(
+                    "| `{}` | `{}.{}` | {} | {d} |",
+                    axis.name,
+                    st.name,
+                    f.name,
+                    axis.show(f.since)
+                ));
             }
         }
     }
     if rows.is_empty() {
-        let _ = writeln!(s, "No trailing field has been appended to any structure yet: the table is empty.");
+        let _ = writeln!(
+            s,
+            "No trailing field has been appended to any structure yet: the table is empty."
+        );
     } else {
-        let _ = writeln!(s, "| Axis | Field | Appended at | Default |\n|------|-------|-------------|---------|");
+        let _ = writeln!(
+            s,
+            "| Axis | Field | Appended at | Default |\n|------|-------|-------------|---------|"
+        );
         for r in rows {
             let _ = writeln!(s, "{r}");
         }
@@ -448,10 +714,26 @@ fn defaults(spec: &Spec) -> String {
 
 fn rules(spec: &Spec) -> String {
     let mut s = head("Rules");
-    let _ = writeln!(s, "Every rule of the facts sheets by id. A reader rejection reports the rule's `code`, the byte offset and the rule id.\n");
-    let _ = writeln!(s, "| Id | Code | Actor | Action | Enforced by | Rule | Source |\n|----|------|-------|--------|-------------|------|--------|");
+    let _ = writeln!(
+        s,
+        "Every rule of the facts sheets by id. A reader rejection reports the rule's `code`, the byte offset and the rule id.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| Id | Code | Actor | Action | Enforced by | Rule | Source |\n|----|------|-------|--------|-------------|------|--------|"
+    );
     for r in &spec.rules {
-        let _ = writeln!(s, "| {} | `{}` | {:?} | {:?} | {:?} | {} | {} |", r.id, r.code, r.actor, r.action, r.enforced_by, cell(&r.text), cell(&r.source));
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {:?} | {:?} | {:?} | {} | {} |",
+            r.id,
+            r.code,
+            r.actor,
+            r.action,
+            r.enforced_by,
+            cell(&r.text),
+            cell(&r.source)
+        );
     }
     s
 }
@@ -459,7 +741,11 @@ fn rules(spec: &Spec) -> String {
 fn resolutions(spec: &Spec) -> String {
     let mut s = head("Resolutions");
     for r in &spec.resolutions {
-        let _ = writeln!(s, "## {}\n\n- Point: {}\n- Decision: {}", r.id, r.point, r.decision);
+        let _ = writeln!(
+            s,
+            "## {}\n\n- Point: {}\n- Decision: {}",
+            r.id, r.point, r.decision
+        );
         if !r.source.is_empty() {
             let _ = writeln!(s, "- Source: {}", r.source);
         }

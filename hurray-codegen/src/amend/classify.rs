@@ -1,0 +1,727 @@
+//! Change classification (versioning.txt § Change Classification) and the version-bump
+//! verdict per axis: every difference from the base record is MAJOR, MINOR or PATCH on its
+//! own axis, and each axis's declared version must be exactly what its changes require.
+
+use std::path::Path;
+
+use crate::diag::{Diagnostic, Diagnostics, Witness};
+use crate::lints;
+use crate::model::{Spec, Version};
+use crate::source::{SourceMap, Span};
+
+use super::rules;
+use super::snapshot::{SField, Snapshot, SpanIndex, key};
+use super::witness;
+
+/// A change's class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Patch,
+    Minor,
+    Major,
+}
+
+impl Class {
+    fn word(self) -> &'static str {
+        match self {
+            Class::Patch => "PATCH",
+            Class::Minor => "MINOR",
+            Class::Major => "MAJOR",
+        }
+    }
+}
+
+/// One classified difference.
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub axis: String,
+    pub class: Class,
+    pub what: String,
+    pub span: Option<Span>,
+    pub witness: Option<Witness>,
+}
+
+struct Diff<'a> {
+    base: &'a Snapshot,
+    cur: &'a Snapshot,
+    spans: &'a SpanIndex,
+    changes: Vec<Change>,
+}
+
+impl Diff<'_> {
+    fn push(&mut self, axis: &str, class: Class, what: String, span_key: &str) {
+        let span = self.spans.get(span_key).copied();
+        self.changes.push(Change {
+            axis: axis.to_string(),
+            class,
+            what,
+            span,
+            witness: None,
+        });
+    }
+    fn push_w(
+        &mut self,
+        axis: &str,
+        class: Class,
+        what: String,
+        span_key: &str,
+        w: Option<Witness>,
+    ) {
+        let span = self.spans.get(span_key).copied();
+        self.changes.push(Change {
+            axis: axis.to_string(),
+            class,
+            what,
+            span,
+            witness: w,
+        });
+    }
+    fn declared(&self, axis: &str) -> String {
+        self.cur
+            .axis(axis)
+            .map(|a| a.version.clone())
+            .unwrap_or_default()
+    }
+    fn based(&self, axis: &str) -> String {
+        self.base
+            .axis(axis)
+            .map(|a| a.version.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Classify every difference between the base record and the current spec. New items whose
+/// `since` is not the new version are reported under S1 on the way.
+pub fn diff(
+    base: &Snapshot,
+    cur: &Snapshot,
+    spans: &SpanIndex,
+    diags: &mut Diagnostics,
+) -> Vec<Change> {
+    let mut d = Diff {
+        base,
+        cur,
+        spans,
+        changes: Vec::new(),
+    };
+    spaces(&mut d, diags);
+    flags(&mut d, diags);
+    structures(&mut d, diags);
+    axes(&mut d);
+    if base.placement != cur.placement {
+        d.push(
+            "container",
+            Class::Major,
+            "the placement rules of the tensor region changed".to_string(),
+            "",
+        );
+    }
+    d.changes
+}
+
+fn spaces(d: &mut Diff<'_>, diags: &mut Diagnostics) {
+    for bs in &d.base.space {
+        let Some(cs) = d.cur.space(&bs.name) else {
+            d.push(
+                &bs.axis,
+                Class::Major,
+                format!("tag space `{}` removed", bs.name),
+                "",
+            );
+            continue;
+        };
+        if bs.range != cs.range {
+            d.push(
+                &bs.axis,
+                Class::Major,
+                format!("the ranges of `{}` changed", bs.name),
+                &key::space(&cs.name),
+            );
+        }
+        for bt in &bs.tag {
+            let k = key::tag(&cs.name, bt.value);
+            match cs.tag.iter().find(|t| t.value == bt.value) {
+                None => {
+                    let w = witness::tag(bs, bt, None);
+                    d.push_w(
+                        &bs.axis,
+                        Class::Major,
+                        format!(
+                            "`{}` value {:#04x} (`{}`) removed",
+                            bs.name, bt.value, bt.name
+                        ),
+                        &key::space(&cs.name),
+                        Some(w),
+                    );
+                }
+                Some(ct) => {
+                    if ct.name != bt.name || ct.identity != bt.identity {
+                        let w = witness::tag(bs, bt, Some(ct));
+                        let how = if ct.name != bt.name {
+                            format!("`{}` → `{}`", bt.name, ct.name)
+                        } else {
+                            format!("`{}`: {} → {}", bt.name, bt.identity, ct.identity)
+                        };
+                        d.push_w(
+                            &bs.axis,
+                            Class::Major,
+                            format!(
+                                "`{}` value {:#04x} changed meaning ({how})",
+                                bs.name, bt.value
+                            ),
+                            &k,
+                            Some(w),
+                        );
+                    } else if ct.since != bt.since {
+                        d.push(
+                            &bs.axis,
+                            Class::Major,
+                            format!(
+                                "`{}` value `{}` changed its `since` from {} to {}",
+                                bs.name, bt.name, bt.since, ct.since
+                            ),
+                            &k,
+                        );
+                    } else if ct.deprecated_since != bt.deprecated_since
+                        || ct.replacement != bt.replacement
+                    {
+                        d.push(
+                            &bs.axis,
+                            Class::Minor,
+                            format!("`{}` value `{}` deprecation changed", bs.name, bt.name),
+                            &k,
+                        );
+                    } else if ct.meaning != bt.meaning {
+                        d.push(
+                            &bs.axis,
+                            Class::Patch,
+                            format!(
+                                "`{}` value `{}`: descriptive text changed",
+                                bs.name, bt.name
+                            ),
+                            &k,
+                        );
+                        diags.push(
+                            Diagnostic::new(&lints::MEANING_TEXT_CHANGED, d.spans.get(&k).copied(), format!("the meaning text of released `{}` changed", bt.name))
+                                .note(format!("was: {}", bt.meaning))
+                                .help("editorial changes are PATCH; if the value's semantics changed, that is a rebind (S2): allocate a new value instead"),
+                        );
+                    }
+                }
+            }
+        }
+        for ct in cs
+            .tag
+            .iter()
+            .filter(|t| !bs.tag.iter().any(|b| b.value == t.value))
+        {
+            let k = key::tag(&cs.name, ct.value);
+            rules::s1_without_amendment(
+                &format!("`{}` value `{}`", cs.name, ct.name),
+                &ct.since,
+                &d.declared(&cs.axis),
+                &d.based(&cs.axis),
+                d.spans.get(&k).copied(),
+                diags,
+            );
+            d.push(
+                &cs.axis,
+                Class::Minor,
+                format!(
+                    "`{}` value {:#04x} (`{}`) allocated",
+                    cs.name, ct.value, ct.name
+                ),
+                &k,
+            );
+        }
+    }
+    for cs in d
+        .cur
+        .space
+        .iter()
+        .filter(|s| d.base.space(&s.name).is_none())
+    {
+        d.push(
+            &cs.axis,
+            Class::Minor,
+            format!("tag space `{}` added", cs.name),
+            &key::space(&cs.name),
+        );
+    }
+}
+
+fn flags(d: &mut Diff<'_>, diags: &mut Diagnostics) {
+    for bf in &d.base.flags {
+        let Some(cf) = d.cur.flag_set(&bf.name) else {
+            d.push(
+                &bf.axis,
+                Class::Major,
+                format!("flag set `{}` removed", bf.name),
+                "",
+            );
+            continue;
+        };
+        for bb in &bf.bit {
+            let k = key::bit(&cf.name, bb.bit);
+            match cf.bit.iter().find(|b| b.bit == bb.bit) {
+                None => d.push(
+                    &bf.axis,
+                    Class::Major,
+                    format!("bit {} `{}` of `{}` removed", bb.bit, bb.name, bf.name),
+                    &key::flags(&cf.name),
+                ),
+                Some(cb) if cb.name != bb.name => d.push(
+                    &bf.axis,
+                    Class::Major,
+                    format!(
+                        "bit {} of `{}` changed meaning (`{}` → `{}`)",
+                        bb.bit, bf.name, bb.name, cb.name
+                    ),
+                    &k,
+                ),
+                Some(cb) if cb.since != bb.since => d.push(
+                    &bf.axis,
+                    Class::Major,
+                    format!("bit `{}` changed its `since`", bb.name),
+                    &k,
+                ),
+                Some(cb)
+                    if cb.deprecated_since != bb.deprecated_since
+                        || cb.replacement != bb.replacement =>
+                {
+                    d.push(
+                        &bf.axis,
+                        Class::Minor,
+                        format!("bit `{}` deprecation changed", bb.name),
+                        &k,
+                    )
+                }
+                Some(cb) if cb.meaning != bb.meaning => d.push(
+                    &bf.axis,
+                    Class::Patch,
+                    format!("bit `{}`: descriptive text changed", bb.name),
+                    &k,
+                ),
+                Some(_) => {}
+            }
+        }
+        for cb in cf
+            .bit
+            .iter()
+            .filter(|b| !bf.bit.iter().any(|x| x.bit == b.bit))
+        {
+            let k = key::bit(&cf.name, cb.bit);
+            rules::s1_without_amendment(
+                &format!("bit `{}` of `{}`", cb.name, cf.name),
+                &cb.since,
+                &d.declared(&cf.axis),
+                &d.based(&cf.axis),
+                d.spans.get(&k).copied(),
+                diags,
+            );
+            d.push(
+                &cf.axis,
+                Class::Minor,
+                format!("bit {} `{}` of `{}` allocated", cb.bit, cb.name, cf.name),
+                &k,
+            );
+        }
+    }
+    for cf in d
+        .cur
+        .flags
+        .iter()
+        .filter(|f| d.base.flag_set(&f.name).is_none())
+    {
+        d.push(
+            &cf.axis,
+            Class::Minor,
+            format!("flag set `{}` added", cf.name),
+            &key::flags(&cf.name),
+        );
+    }
+}
+
+fn same_layout(a: &SField, b: &SField) -> bool {
+    a.offset == b.offset && a.size == b.size && a.ty == b.ty && a.count == b.count
+}
+
+fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
+    for bs in &d.base.structure {
+        let Some(cs) = d.cur.structure(&bs.name) else {
+            d.push(
+                &bs.axis,
+                Class::Major,
+                format!("structure `{}` removed", bs.name),
+                "",
+            );
+            continue;
+        };
+        let sk = key::structure(&cs.name);
+        if cs.framing != bs.framing {
+            d.push(
+                &bs.axis,
+                Class::Major,
+                format!(
+                    "structure `{}`'s framing changed ({} → {})",
+                    bs.name, bs.framing, cs.framing
+                ),
+                &sk,
+            );
+        }
+        if cs.params != bs.params {
+            d.push(
+                &bs.axis,
+                Class::Major,
+                format!("structure `{}`'s params changed", bs.name),
+                &sk,
+            );
+        }
+        let mut witnessed = false;
+        for bf in &bs.field {
+            let Some(cf) = cs.field.iter().find(|f| f.name == bf.name) else {
+                let w = if witnessed {
+                    None
+                } else {
+                    rules::layout_witness(d.base, d.cur, bs, cs)
+                };
+                witnessed |= w.is_some();
+                d.push_w(
+                    &bs.axis,
+                    Class::Major,
+                    format!("field `{}` removed", rules::field_key(bs, bf)),
+                    &sk,
+                    w,
+                );
+                continue;
+            };
+            let fk = key::field(&cs.name, &cf.name);
+            if !same_layout(bf, cf) {
+                let w = if witnessed {
+                    None
+                } else {
+                    rules::layout_witness(d.base, d.cur, bs, cs)
+                };
+                witnessed |= w.is_some();
+                d.push_w(
+                    &bs.axis,
+                    Class::Major,
+                    format!(
+                        "field `{}` changed offset, size or type ({} {} at {} → {} {} at {})",
+                        rules::field_key(bs, bf),
+                        bf.ty,
+                        bf.size,
+                        bf.offset,
+                        cf.ty,
+                        cf.size,
+                        cf.offset
+                    ),
+                    &fk,
+                    w,
+                );
+            }
+            if cf.default != bf.default {
+                d.push(
+                    &bs.axis,
+                    Class::Major,
+                    format!("the default of `{}` changed", rules::field_key(bs, bf)),
+                    &fk,
+                );
+            }
+            if cf.presence != bf.presence {
+                d.push(
+                    &bs.axis,
+                    Class::Major,
+                    format!(
+                        "when `{}` is present changed (optional ↔ required)",
+                        rules::field_key(bs, bf)
+                    ),
+                    &fk,
+                );
+            }
+            if cf.since != bf.since {
+                d.push(
+                    &bs.axis,
+                    Class::Major,
+                    format!("field `{}` changed its `since`", rules::field_key(bs, bf)),
+                    &fk,
+                );
+            }
+            let added: Vec<&String> = cf
+                .checks
+                .iter()
+                .filter(|c| !bf.checks.contains(c))
+                .collect();
+            let removed: Vec<&String> = bf
+                .checks
+                .iter()
+                .filter(|c| !cf.checks.contains(c))
+                .collect();
+            if !added.is_empty() {
+                d.push(
+                    &bs.axis,
+                    Class::Major,
+                    format!(
+                        "`{}` gains a constraint ({}): previously valid encodings may be forbidden",
+                        rules::field_key(bs, bf),
+                        added
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                    &fk,
+                );
+            }
+            if !removed.is_empty() && added.is_empty() {
+                d.push(
+                    &bs.axis,
+                    Class::Minor,
+                    format!(
+                        "`{}` loses a constraint ({})",
+                        rules::field_key(bs, bf),
+                        removed
+                            .iter()
+                            .map(|s| s.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                    &fk,
+                );
+            }
+            if cf.reserved != bf.reserved {
+                d.push(
+                    &bs.axis,
+                    Class::Major,
+                    format!("`{}` reserved status changed", rules::field_key(bs, bf)),
+                    &fk,
+                );
+            }
+        }
+        // New fields of a released structure.
+        let last_base = cs
+            .field
+            .iter()
+            .rposition(|f| bs.field.iter().any(|b| b.name == f.name));
+        for (i, cf) in cs.field.iter().enumerate() {
+            if bs.field.iter().any(|b| b.name == cf.name) {
+                continue;
+            }
+            let fk = key::field(&cs.name, &cf.name);
+            rules::s1_without_amendment(
+                &format!("field `{}.{}`", cs.name, cf.name),
+                &cf.since,
+                &d.declared(&cs.axis),
+                &d.based(&cs.axis),
+                d.spans.get(&fk).copied(),
+                diags,
+            );
+            let gated = cf.presence.contains(" has ");
+            let trailing = last_base.is_none_or(|lb| i > lb);
+            let legal = gated || (trailing && cs.framing.starts_with("length_prefixed"));
+            if legal {
+                d.push(
+                    &cs.axis,
+                    Class::Minor,
+                    format!(
+                        "field `{}.{}` added{}",
+                        cs.name,
+                        cf.name,
+                        if gated {
+                            " behind a flag gate"
+                        } else {
+                            " at the end of a length-prefixed structure"
+                        }
+                    ),
+                    &fk,
+                );
+            } else {
+                let w = if witnessed {
+                    None
+                } else {
+                    rules::layout_witness(d.base, d.cur, bs, cs)
+                };
+                witnessed |= w.is_some();
+                d.push_w(
+                    &cs.axis,
+                    Class::Major,
+                    format!(
+                        "field `{}.{}` added where older readers parse existing bytes",
+                        cs.name, cf.name
+                    ),
+                    &fk,
+                    w,
+                );
+            }
+        }
+    }
+    for cs in d
+        .cur
+        .structure
+        .iter()
+        .filter(|s| d.base.structure(&s.name).is_none())
+    {
+        let sk = key::structure(&cs.name);
+        if d.base.axis(&cs.axis).is_some() {
+            rules::s1_without_amendment(
+                &format!("structure `{}`", cs.name),
+                &cs.since,
+                &d.declared(&cs.axis),
+                &d.based(&cs.axis),
+                d.spans.get(&sk).copied(),
+                diags,
+            );
+        }
+        d.push(
+            &cs.axis,
+            Class::Minor,
+            format!("structure `{}` added", cs.name),
+            &sk,
+        );
+    }
+}
+
+fn axes(d: &mut Diff<'_>) {
+    for ba in &d.base.axis {
+        if d.cur.axis(&ba.name).is_none() {
+            // Removing a scheme removes its axis: a descriptor MAJOR change (RES-6).
+            d.push(
+                "descriptor",
+                Class::Major,
+                format!("axis `{}` removed", ba.name),
+                "",
+            );
+        }
+    }
+}
+
+fn parse(style: &str, v: &str) -> Option<Version> {
+    if style == "scheme" {
+        return v.parse().ok().map(|m| Version::new(1, m));
+    }
+    let (a, b) = v.split_once('.')?;
+    Some(Version::new(a.parse().ok()?, b.parse().ok()?))
+}
+
+fn show(style: &str, v: Version) -> String {
+    if style == "scheme" {
+        v.minor.to_string()
+    } else {
+        format!("{}.{}", v.major, v.minor)
+    }
+}
+
+/// One lint per classified change, then the bump verdict on each axis.
+#[allow(clippy::too_many_arguments)]
+pub fn verdicts(
+    spec: &Spec,
+    base: &Snapshot,
+    base_label: &str,
+    cur: &Snapshot,
+    spans: &SpanIndex,
+    changes: Vec<Change>,
+    spec_dir: &Path,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) {
+    for c in &changes {
+        let lint = match c.class {
+            Class::Major => &lints::CLASSIFIED_MAJOR,
+            Class::Minor => &lints::CLASSIFIED_MINOR,
+            Class::Patch => &lints::CLASSIFIED_PATCH,
+        };
+        let mut dg = Diagnostic::new(
+            lint,
+            c.span,
+            format!("{} on `{}`: {}", c.class.word(), c.axis, c.what),
+        );
+        if let Some(w) = &c.witness {
+            dg = dg.witness(w.clone());
+        }
+        diags.push(dg);
+    }
+    for ca in &cur.axis {
+        let Some(ba) = base.axis(&ca.name) else {
+            continue;
+        };
+        let (Some(b), Some(declared)) =
+            (parse(&ba.style, &ba.version), parse(&ca.style, &ca.version))
+        else {
+            continue;
+        };
+        let mut class = changes
+            .iter()
+            .filter(|c| c.axis == ca.name)
+            .map(|c| c.class)
+            .max();
+        // RES-6: a scheme payload's MAJOR change is a descriptor MAJOR change.
+        if ca.name == "descriptor"
+            && changes
+                .iter()
+                .any(|c| c.axis.starts_with("scheme.") && c.class == Class::Major)
+        {
+            class = Some(Class::Major);
+        }
+        let scheme = ca.style == "scheme";
+        let required = match class {
+            Some(Class::Major) if scheme => None, // the descriptor major carries it
+            Some(Class::Major) => Some(Version::new(b.major + 1, 0)),
+            Some(Class::Minor) => Some(Version::new(b.major, b.minor + 1)),
+            _ => Some(b),
+        };
+        let span = spans.get(&key::axis(&ca.name)).copied();
+        let Some(required) = required else { continue };
+        let why = |c: Option<Class>| match c {
+            Some(Class::Major) => "MAJOR changes".to_string(),
+            Some(Class::Minor) => "MINOR changes".to_string(),
+            _ => "no change beyond PATCH".to_string(),
+        };
+        if declared < required {
+            diags.push(
+                Diagnostic::new(
+                    &lints::VERSION_TOO_LOW,
+                    span,
+                    format!(
+                        "axis `{}` declares {} but its {} since release {base_label} require {}",
+                        ca.name,
+                        ca.version,
+                        why(class),
+                        show(&ca.style, required)
+                    ),
+                )
+                .help(format!(
+                    "set the axis's `current = {}` in spec/spec.toml",
+                    quote(&ca.style, required)
+                )),
+            );
+        } else if declared > required {
+            let what = match class {
+                Some(Class::Major) | Some(Class::Minor) => format!(
+                    "its {} since release {base_label} need exactly {}",
+                    why(class),
+                    show(&ca.style, required)
+                ),
+                _ => format!(
+                    "nothing on it changed beyond PATCH since release {base_label}, so it stays {}",
+                    show(&ca.style, required)
+                ),
+            };
+            diags.push(
+                Diagnostic::new(&lints::VERSION_TOO_HIGH, span, format!("axis `{}` declares {} but {what}", ca.name, ca.version))
+                    .help(format!("axes evolve independently (commitment 6): set `current = {}`, or make the change that needs the bump", quote(&ca.style, required))),
+            );
+        }
+        if declared.major > b.major && !scheme {
+            rules::s5_migration(spec_dir, &ca.name, b.major, base, span, sources, diags);
+        }
+    }
+    let _ = spec;
+}
+
+fn quote(style: &str, v: Version) -> String {
+    if style == "scheme" {
+        v.minor.to_string()
+    } else {
+        format!("\"{}.{}\"", v.major, v.minor)
+    }
+}

@@ -1,0 +1,386 @@
+//! The spec amendment rules, one function each, each quoting its rule (versioning.txt,
+//! § Spec Amendment Rules; ADR-019). The intrinsic ones (S1 range, S3, S4, S6) run on every
+//! spec, drafts included; S1 without amendment, S2 and S5 need the released history.
+
+use std::path::Path;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::lints;
+use crate::model::*;
+use crate::source::{SourceMap, Span};
+
+use super::snapshot::{SField, SSpace, SStructure, Snapshot, SpanIndex, key};
+use super::witness;
+
+/// S1: "New public tag values MUST be allocated from the documented public reserved range of
+/// their tag space … It MUST NOT be allocated from an implementation-private range."
+pub fn s1_public_range(space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
+    match space.range_of(t.value) {
+        Some(r) if matches!(r.kind, RangeKind::Public { .. }) => {}
+        Some(r) => diags.push(
+            Diagnostic::new(&lints::S1_OUTSIDE_PUBLIC_RANGE, Some(t.value_span), format!("`{}` = {:#04x} is allocated in a {} range of `{}`", t.name, t.value, r.kind.word(), space.name))
+                .label(r.span, "this range")
+                .help(match r.kind {
+                    RangeKind::Private => "S1: a private range stays implementation-private (commitment 2); allocate the value from a public range",
+                    RangeKind::Reserved => "S1: a range reserved for future versions stays closed within the major (commitment 1); allocate from a public range",
+                    _ => "S1: invalid values are never allocated; allocate from a public range",
+                }),
+        ),
+        None => diags.report(&lints::S1_OUTSIDE_PUBLIC_RANGE, Some(t.value_span), format!("`{}` = {:#x} is outside every range of `{}`", t.name, t.value, space.name), "S1: allocate from the space's public range"),
+    }
+}
+
+/// S1 and commitment 7: "Any new public tag value … MUST be added by a spec amendment that
+/// increments the appropriate minor version." An item that is not in the base record cannot
+/// claim a version the base already covers: its `since` is the version this amendment declares.
+pub fn s1_without_amendment(
+    what: &str,
+    since: &str,
+    declared: &str,
+    base: &str,
+    span: Option<Span>,
+    diags: &mut Diagnostics,
+) {
+    let le = |a: &str, b: &str| -> bool {
+        let p = |v: &str| {
+            v.split('.')
+                .map(|x| x.parse::<u32>().unwrap_or(0))
+                .collect::<Vec<_>>()
+        };
+        p(a) <= p(b)
+    };
+    if le(since, base) {
+        diags.push(
+            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {base} but claims `since` {since}"))
+                .help(format!("an addition belongs to the amendment that makes it: set `since = {}` (the axis's new version)", quote_version(declared))),
+        );
+    }
+}
+
+fn quote_version(v: &str) -> String {
+    if v.contains('.') {
+        format!("\"{v}\"")
+    } else {
+        v.to_string()
+    }
+}
+
+/// S2 (Anti-rebind): "An allocated public tag value MUST NOT be rebound to a different meaning
+/// within the same major version, even after deprecation." Checked against every release
+/// record, for values, flag bits, and the ranges of each space (commitments 1 and 2).
+pub fn s2_anti_rebind(
+    current: &Snapshot,
+    spans: &SpanIndex,
+    records: &[(String, &Snapshot)],
+    diags: &mut Diagnostics,
+) {
+    let mut reported = std::collections::HashSet::new();
+    // S2 binds within a major version: a record of another major may be remapped (S5).
+    let same_major = |rec: &Snapshot, axis: &str| {
+        let major = |s: &Snapshot| {
+            s.axis(axis)
+                .map(|a| a.version.split('.').next().unwrap_or("").to_string())
+        };
+        let scheme = axis.starts_with("scheme.");
+        let m = |s: &Snapshot| {
+            if scheme {
+                major(s).and(
+                    s.axis("descriptor")
+                        .map(|a| a.version.split('.').next().unwrap_or("").to_string()),
+                )
+            } else {
+                major(s)
+            }
+        };
+        m(rec) == m(current)
+    };
+    for (label, rec) in records {
+        for rs in &rec.space {
+            let Some(cs) = current.space(&rs.name) else {
+                continue;
+            };
+            if !same_major(rec, &rs.axis) {
+                continue;
+            }
+            for rt in &rs.tag {
+                let Some(ct) = cs.tag.iter().find(|t| t.value == rt.value) else {
+                    continue;
+                };
+                if (ct.name != rt.name || ct.identity != rt.identity)
+                    && reported.insert(key::tag(&rs.name, rt.value))
+                {
+                    let span = spans.get(&key::tag(&cs.name, ct.value)).copied();
+                    let was = if ct.name != rt.name {
+                        format!("`{}`", rt.name)
+                    } else {
+                        format!("`{}` with {}", rt.name, rt.identity)
+                    };
+                    let now = if ct.name != rt.name {
+                        format!("`{}`", ct.name)
+                    } else {
+                        format!("{}", ct.identity)
+                    };
+                    diags.push(
+                        Diagnostic::new(&lints::S2_REBIND, span, format!("`{}` value {:#04x} was {was} in release {label}; it is now {now}", rs.name, rt.value))
+                            .help("S2: an allocated value keeps its meaning for the whole major version, even after deprecation; allocate a new value instead and deprecate this one (S3)")
+                            .witness(witness::tag(rs, rt, Some(ct))),
+                    );
+                    if !rt.deprecated_since.is_empty() || !ct.deprecated_since.is_empty() {
+                        diags.push(
+                            Diagnostic::new(&lints::S3_DEPRECATED_MEANING_CHANGED, span, format!("deprecated value `{}` ({:#04x}) changed meaning", rt.name, rt.value))
+                                .help("R3: a deprecated value reads exactly as its original meaning; deprecation never changes wire semantics"),
+                        );
+                    }
+                }
+            }
+            ranges(rs, cs, spans, label, diags);
+        }
+        for rf in &rec.flags {
+            let Some(cf) = current.flag_set(&rf.name) else {
+                continue;
+            };
+            if !same_major(rec, &rf.axis) {
+                continue;
+            }
+            for rb in &rf.bit {
+                let Some(cb) = cf.bit.iter().find(|b| b.bit == rb.bit) else {
+                    continue;
+                };
+                if cb.name != rb.name && reported.insert(key::bit(&rf.name, rb.bit)) {
+                    diags.push(
+                        Diagnostic::new(&lints::S2_REBIND, spans.get(&key::bit(&cf.name, cb.bit)).copied(), format!("bit {} of `{}` was `{}` in release {label}; it is now `{}`", rb.bit, rf.name, rb.name, cb.name))
+                            .help("S2: an allocated flag bit keeps its meaning for the whole major version; allocate a reserved bit instead"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// S2's range half (commitments 1 and 2): a released range keeps its boundaries and its use.
+fn ranges(rs: &SSpace, cs: &SSpace, spans: &SpanIndex, label: &str, diags: &mut Diagnostics) {
+    for rr in &rs.range {
+        if cs.range.iter().any(|cr| cr == rr) {
+            continue;
+        }
+        let span = cs
+            .range
+            .iter()
+            .position(|cr| cr.from <= rr.from && rr.from <= cr.to)
+            .and_then(|i| spans.get(&key::range(&cs.name, i)).copied())
+            .or_else(|| spans.get(&key::space(&cs.name)).copied());
+        let (lint, help) = if rr.kind == "private" {
+            (
+                &lints::S2_PRIVATE_RECLAIMED,
+                "commitment 2: a private range stays implementation-private for the whole major version",
+            )
+        } else {
+            (
+                &lints::S2_RANGE_CHANGED,
+                "commitment 1: a released range keeps its boundaries and intended use; allocate values inside it instead of reshaping it",
+            )
+        };
+        diags.push(
+            Diagnostic::new(
+                lint,
+                span,
+                format!(
+                    "`{}` range {:#x}–{:#x} ({}) of release {label} is gone or changed",
+                    rs.name, rr.from, rr.to, rr.kind
+                ),
+            )
+            .help(help),
+        );
+    }
+}
+
+/// S3 (Deprecation convention): "A deprecated tag table entry MUST be marked 'deprecated since
+/// 1.N' and SHOULD point to a replacement." `deprecated_since` lies between the value's
+/// `since` and the current version; a missing one is reported where the TOML is lowered.
+pub fn s3_deprecation(
+    spec: &Spec,
+    axis: AxisId,
+    since: Version,
+    dep: &Deprecation,
+    names: &[(&str, bool)],
+    what: &str,
+    diags: &mut Diagnostics,
+) {
+    let a = spec.ax(axis);
+    if dep.since < since || dep.since > a.current {
+        diags.report(
+            &lints::S3_BAD_DEPRECATED_SINCE,
+            Some(dep.span),
+            format!(
+                "{what} is deprecated since {}, outside {}…{} (its `since` … the current version)",
+                a.show(dep.since),
+                a.show(since),
+                a.show(a.current)
+            ),
+            "S3: deprecated_since is the version whose amendment deprecates the value",
+        );
+    }
+    match &dep.replacement {
+        None => diags.report(
+            &lints::S3_NO_REPLACEMENT,
+            Some(dep.span),
+            format!("{what} is deprecated without a replacement"),
+            "S3: point writers to the value they should use: add `replacement = \"<name>\"`",
+        ),
+        Some(r) => match names.iter().find(|(n, _)| n == r) {
+            None => diags.report(
+                &lints::UNKNOWN_REFERENCE,
+                Some(dep.span),
+                format!("replacement `{r}` is not allocated in the same space"),
+                "name an allocated value of the same space",
+            ),
+            Some((_, true)) => diags.report(
+                &lints::UNKNOWN_REFERENCE,
+                Some(dep.span),
+                format!("replacement `{r}` is itself deprecated"),
+                "W3 needs a non-deprecated equivalent",
+            ),
+            Some(_) => {}
+        },
+    }
+}
+
+/// Whether field `i` of `s` is gated by a flag bit allocated with it.
+fn gated_by_new_bit(spec: &Spec, f: &Field) -> bool {
+    match &f.presence {
+        Presence::If(Condition::HasBit(_, fsid, bit)) => spec
+            .fs(*fsid)
+            .bits
+            .iter()
+            .find(|b| b.bit == *bit)
+            .is_some_and(|b| b.since == f.since),
+        _ => false,
+    }
+}
+
+/// S4 (Defaults for trailing fields): "Any new optional trailing field appended to an existing
+/// section MUST have a normatively documented default in the same minor revision … Defaults
+/// MUST be expressible without reference to other fields in the same descriptor unless that
+/// dependency is documented." Field `i` of `s` was appended after the structure's first version.
+pub fn s4_default(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) {
+    let f = &s.fields[i];
+    if matches!(f.presence, Presence::If(Condition::HasBit(..))) {
+        return; // a flag-gated part is absent from older data, not defaulted (S6 judges its gate)
+    }
+    let axis = spec.ax(s.axis);
+    match &f.default {
+        None => diags.push(
+            Diagnostic::new(&lints::S4_MISSING_DEFAULT, Some(f.span), format!("appended field `{}.{}` ({}) has no documented default", s.name, f.name, axis.show(f.since)))
+                .help("S4/R4: add `default = <value>`: the value readers of older data see for this field"),
+        ),
+        Some(d) => crate::validate::default_fits(spec, s, f, d, true, diags),
+    }
+}
+
+/// S6 (No fixed-offset additions): "A new field in a minor revision MUST be gated by a flag
+/// bit, a tag value, or a length-prefixed trailing extension. A minor amendment MUST NOT
+/// allocate a new field at a fixed offset that an older reader would parse as part of an
+/// existing structure." Field `i` of `s` is new in a minor revision.
+pub fn s6_gating(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) {
+    let f = &s.fields[i];
+    let axis = spec.ax(s.axis);
+    if let Presence::If(Condition::HasBit(_, fsid, bit)) = &f.presence {
+        if !gated_by_new_bit(spec, f) {
+            let b = spec.fs(*fsid).bits.iter().find(|b| b.bit == *bit);
+            diags.push(
+                Diagnostic::new(&lints::S6_UNGATED_SECTION, Some(f.span), format!("new part `{}.{}` ({}) is gated by `{}`, a bit older readers already know", s.name, f.name, axis.show(f.since), b.map_or("?", |b| b.name.as_str())))
+                    .help("S6: gate a new section by a new flag bit allocated in the same minor revision, so older readers reject data that uses it (CD2)"),
+            );
+        }
+        return;
+    }
+    if let Some(next) = s.fields[i + 1..].iter().find(|g| g.since < f.since) {
+        diags.push(
+            Diagnostic::new(&lints::S6_INSERTED_FIELD, Some(f.span), format!("field `{}` ({}) is inserted before `{}` ({})", f.name, axis.show(f.since), next.name, axis.show(next.since)))
+                .label(next.span, "an existing field that would move")
+                .help("S6: older readers would parse these bytes as the fields that used to follow: append the new field after every existing field"),
+        );
+    } else if !s.framing.is_length_prefixed() {
+        diags.push(
+            Diagnostic::new(&lints::S6_FIXED_OFFSET_ADDITION, Some(f.span), format!("field `{}` ({}) extends `{}`, which has no length prefix", f.name, axis.show(f.since), s.name))
+                .label(s.framing_span, "framed as fixed here")
+                .help("S6: older readers would parse it as the start of what follows; gate it by a new flag bit, or append it to a length-prefixed structure"),
+        );
+    }
+}
+
+/// A released field that changed: an S6 witness of what old bytes now read as.
+pub fn layout_witness(
+    old: &Snapshot,
+    new: &Snapshot,
+    so: &SStructure,
+    sn: &SStructure,
+) -> Option<crate::diag::Witness> {
+    witness::layout(old, new, so, sn)
+}
+
+/// S5 (Migration commitment): "A future major version MUST be accompanied by a normative
+/// migration specification mapping the prior major version's encoding onto the new major
+/// version's encoding for every field, flag bit, and tag value that survives the transition."
+/// `spec/migrations/<axis>-<K>-to-<K+1>.toml` must exist and map (or drop) every item of the
+/// base record on that axis.
+pub fn s5_migration(
+    spec_dir: &Path,
+    axis: &str,
+    from_major: u16,
+    base: &Snapshot,
+    span: Option<Span>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) {
+    let to = from_major + 1;
+    let name = format!("{axis}-{from_major}-to-{to}.toml");
+    let path = spec_dir.join("migrations").join(&name);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        diags.push(
+            Diagnostic::new(&lints::S5_MISSING_MIGRATION, span, format!("axis `{axis}` goes to major {to} without a migration specification"))
+                .help(format!("S5: write spec/migrations/{name}, mapping every field, flag bit and tag value of major {from_major} to major {to} (or marking it dropped)")),
+        );
+        return;
+    };
+    let file = sources.add(crate::load::display_path(&path), path.clone(), text);
+    let parsed: Result<super::migration::Migration, _> = toml::from_str(&sources.get(file).text);
+    let m = match parsed {
+        Ok(m) => m,
+        Err(e) => {
+            diags.push(
+                Diagnostic::new(
+                    &lints::TOML_SYNTAX,
+                    e.span().map(|r| Span::new(file, r)),
+                    e.message().to_string(),
+                )
+                .help("see spec/migrations/README.md for the migration format"),
+            );
+            return;
+        }
+    };
+    let missing = super::migration::unmapped(&m, base, axis);
+    if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(12).cloned().collect();
+        diags.push(
+            Diagnostic::new(
+                &lints::S5_INCOMPLETE_MIGRATION,
+                Some(Span::new(file, 0..0)),
+                format!(
+                    "the migration of `{axis}` {from_major}→{to} leaves {} item(s) unmapped: {}{}",
+                    missing.len(),
+                    shown.join(", "),
+                    if missing.len() > 12 { ", …" } else { "" }
+                ),
+            )
+            .help(
+                "S5: map every item of the prior major to the new one, or mark it `dropped = true`",
+            ),
+        );
+    }
+}
+
+/// The base record's fields and bits, for S5 and the classification.
+pub fn field_key(s: &SStructure, f: &SField) -> String {
+    format!("{}.{}", s.name, f.name)
+}

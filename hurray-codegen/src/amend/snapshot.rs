@@ -1,0 +1,610 @@
+//! A release record: the canonical snapshot of every fact the amendment rules compare —
+//! version per axis, every tag space's ranges and allocated values (with their meaning),
+//! every flag bit, every structure's framing and fields (offset, type, since, default), and
+//! the placement rules. `hurray-spec release` writes one; `check` reads them all.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::model::*;
+use crate::source::Span;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snapshot {
+    pub release: ReleaseMeta,
+    #[serde(default)]
+    pub axis: Vec<SAxis>,
+    #[serde(default)]
+    pub space: Vec<SSpace>,
+    #[serde(default)]
+    pub flags: Vec<SFlagSet>,
+    #[serde(default)]
+    pub structure: Vec<SStructure>,
+    pub placement: SPlacement,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReleaseMeta {
+    /// 1 for the first release, then one more per release.
+    pub sequence: u32,
+    /// A human label (the first release is "1.0").
+    pub label: String,
+    /// The previous record's fingerprint ("" for the first): the records form a chain.
+    pub previous: String,
+    /// SHA-256 of this record with this field empty.
+    pub fingerprint: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SAxis {
+    pub name: String,
+    pub style: String,
+    pub version: String,
+    pub initial: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub scheme: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SSpace {
+    pub name: String,
+    pub axis: String,
+    pub width: String,
+    pub range: Vec<SRange>,
+    #[serde(default)]
+    pub tag: Vec<STag>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SRange {
+    pub from: u32,
+    pub to: u32,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<u8>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub structure: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct STag {
+    pub value: u32,
+    pub name: String,
+    /// The one-line meaning (`title`).
+    pub meaning: String,
+    pub since: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub deprecated_since: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub replacement: String,
+    /// The space-specific attributes and selected structure: with `name`, the S2 identity.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub identity: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SFlagSet {
+    pub name: String,
+    pub axis: String,
+    pub width: String,
+    #[serde(default)]
+    pub bit: Vec<SBit>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SBit {
+    pub bit: u32,
+    pub name: String,
+    pub meaning: String,
+    pub since: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub deprecated_since: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SStructure {
+    pub name: String,
+    pub axis: String,
+    pub since: String,
+    /// `fixed` or `length_prefixed by <structure>.<field>`.
+    pub framing: String,
+    /// Total size (`16`, `1+16*buffer_count`) or `var`.
+    pub size: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
+    #[serde(default)]
+    pub field: Vec<SField>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SField {
+    pub name: String,
+    /// Offset (`4`, `20+8*rank`) or `-` after a part of data-dependent size.
+    pub offset: String,
+    /// Size or `var`.
+    pub size: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub count: String,
+    pub since: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub default: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub presence: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reserved: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SPlacement {
+    pub descriptor_alignment: u32,
+    pub data_alignment: String,
+    pub after_last_buffer: u32,
+    pub after_composite_head: u32,
+    pub kv_alignment: u32,
+    pub index_alignment: u32,
+}
+
+/// Where each snapshot item lives in the current spec's TOML, keyed like [`key`].
+pub type SpanIndex = HashMap<String, Span>;
+
+/// Keys of the span index.
+pub mod key {
+    pub fn axis(name: &str) -> String {
+        format!("axis:{name}")
+    }
+    pub fn space(name: &str) -> String {
+        format!("space:{name}")
+    }
+    pub fn range(space: &str, i: usize) -> String {
+        format!("range:{space}:{i}")
+    }
+    pub fn tag(space: &str, value: u32) -> String {
+        format!("tag:{space}:{value}")
+    }
+    pub fn flags(name: &str) -> String {
+        format!("flags:{name}")
+    }
+    pub fn bit(flags: &str, bit: u32) -> String {
+        format!("bit:{flags}:{bit}")
+    }
+    pub fn structure(name: &str) -> String {
+        format!("structure:{name}")
+    }
+    pub fn field(structure: &str, field: &str) -> String {
+        format!("field:{structure}:{field}")
+    }
+}
+
+fn show(spec: &Spec, axis: AxisId, v: Version) -> String {
+    spec.ax(axis).show(v)
+}
+
+/// The identity text of a tag's space-specific attributes (part of its S2 identity).
+pub fn identity(spec: &Spec, t: &Tag) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = t.structure {
+        parts.push(format!("structure={}", spec.s(s).name));
+    }
+    match &t.attrs {
+        TagAttrs::ElementType(a) => {
+            parts.push(format!("bits={}", a.bits));
+            parts.push(format!("kind={:?}", a.kind).to_lowercase());
+            if let Some(f) = &a.format {
+                parts.push(format!("format={f}"));
+            }
+            if let Some(b) = a.bias {
+                parts.push(format!("bias={b}"));
+            }
+            parts.push(format!("packing={:?}", a.packing).to_lowercase());
+        }
+        TagAttrs::Layout(a) => {
+            parts.push(format!("class={:?}", a.class).to_lowercase());
+            parts.push(format!("rank={}..{}", a.rank_min, a.rank_max));
+            parts.push(format!("buffers={}*rank+{}", a.buffers.a, a.buffers.b));
+            parts.push(format!("byte_offset={:?}", a.byte_offset).to_lowercase());
+        }
+        TagAttrs::Device { memory_classes } => {
+            parts.push(format!("memory_classes={}", memory_classes.join(",")))
+        }
+        TagAttrs::Scheme(a) => {
+            parts.push(format!("flags={}", spec.fs(a.flags).name));
+            parts.push(format!("storage={}", a.storage.join(",")));
+            parts.push(format!(
+                "parameters={}",
+                a.parameters
+                    .iter()
+                    .map(|p| format!(
+                        "{}:{}{}",
+                        p.name,
+                        p.index_field,
+                        p.unless_flag
+                            .as_ref()
+                            .map(|u| format!(":unless {u}"))
+                            .unwrap_or_default()
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
+        }
+        TagAttrs::CombineOp { legal_with } => {
+            parts.push(format!("legal_with={}", legal_with.join(",")))
+        }
+        TagAttrs::IndexType { bytes } => parts.push(format!("index_bytes={bytes}")),
+        TagAttrs::None => {}
+    }
+    parts.join("; ")
+}
+
+fn width(w: Width) -> String {
+    format!("u{}", w.bits())
+}
+
+/// The canonical text of a field's type.
+pub fn type_text(spec: &Spec, f: &Field) -> String {
+    match &f.ty {
+        FieldType::Prim(p) => p.name().to_string(),
+        FieldType::Bytes => "bytes".to_string(),
+        FieldType::Utf8 => "utf8".to_string(),
+        FieldType::Tag(s) => format!("tag:{}", spec.sp(*s).name),
+        FieldType::Flags(s) => format!("flags:{}", spec.fs(*s).name),
+        FieldType::Struct(s) => format!("struct:{}", spec.s(*s).name),
+        FieldType::Dispatch { space, on } => {
+            let on = match on {
+                TagSource::Field(p) => p.text.clone(),
+                TagSource::Peek {
+                    path_in_variant, ..
+                } => format!("itself.{}", path_in_variant.join(".")),
+            };
+            format!("dispatch:{} on {on}", spec.sp(*space).name)
+        }
+    }
+}
+
+fn condition_text(c: &Condition, spec: &Spec) -> String {
+    match c {
+        Condition::Equals(p, v) => format!("{} == {v}", p.text),
+        Condition::NotEquals(p, v) => format!("{} != {v}", p.text),
+        Condition::HasBit(p, fs, b) => format!("{} has {}", p.text, bit_name(spec, *fs, *b)),
+        Condition::LacksBit(p, fs, b) => format!("{} lacks {}", p.text, bit_name(spec, *fs, *b)),
+    }
+}
+
+fn bit_name(spec: &Spec, fs: FlagSetId, b: u32) -> String {
+    spec.fs(fs)
+        .bits
+        .iter()
+        .find(|x| x.bit == b)
+        .map_or(format!("bit {b}"), |x| x.name.clone())
+}
+
+fn lit(l: &Lit) -> String {
+    match l {
+        Lit::Int(v) => v.to_string(),
+        Lit::Float(x) => format!("{x:?}"),
+    }
+}
+
+/// The canonical text of a check.
+pub fn check_text(spec: &Spec, st: &Structure, c: &Check) -> String {
+    let operand = |o: &Operand| match o {
+        Operand::Param(p) => p.clone(),
+        Operand::Field(i) => st.fields[*i].name.clone(),
+    };
+    let k = match &c.kind {
+        CheckKind::Bytes(b) => format!("bytes {}", crate::diag::hex(b)),
+        CheckKind::Equals(l) => format!("== {}", lit(l)),
+        CheckKind::NotEquals(l) => format!("!= {}", lit(l)),
+        CheckKind::Min(l) => format!(">= {}", lit(l)),
+        CheckKind::Max(l) => format!("<= {}", lit(l)),
+        CheckKind::Range(a, b) => format!("in {}..={}", lit(a), lit(b)),
+        CheckKind::OneOf(v) => format!(
+            "in {{{}}}",
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        CheckKind::PowerOfTwo => "power of two".to_string(),
+        CheckKind::MultipleOf(m) => format!("multiple of {m}"),
+        CheckKind::LessThan(o) => format!("< {}", operand(o)),
+        CheckKind::SameAs(o) => format!("== {}", operand(o)),
+        CheckKind::Finite => "finite".to_string(),
+        CheckKind::NonZero => "!= 0".to_string(),
+    };
+    let when = c
+        .when
+        .as_ref()
+        .map(|w| format!(" when {}", condition_text(w, spec)))
+        .unwrap_or_default();
+    let level = if c.level == CheckLevel::Warn {
+        " (warn)"
+    } else {
+        ""
+    };
+    format!("{k}{when} [{}]{level}", spec.r(c.rule).id)
+}
+
+/// The canonical text of a default.
+pub fn default_text(st: &Structure, d: &DefaultValue) -> String {
+    match d {
+        DefaultValue::Int(n) => n.to_string(),
+        DefaultValue::Float(x) => format!("{x:?}"),
+        DefaultValue::Bytes(b) => crate::diag::hex(b),
+        DefaultValue::Expr { field, depends_on } => format!(
+            "= {} (depends on {})",
+            st.fields[*field].name,
+            depends_on.join(",")
+        ),
+    }
+}
+
+/// Snapshot the current spec, with the span of every item.
+pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
+    let mut spans = SpanIndex::new();
+    let axis = spec
+        .axes
+        .iter()
+        .map(|a| {
+            spans.insert(key::axis(&a.name), a.current_span);
+            SAxis {
+                name: a.name.clone(),
+                style: match a.style {
+                    AxisStyle::MajorMinor => "major.minor".to_string(),
+                    AxisStyle::Scheme => "scheme".to_string(),
+                },
+                version: a.show(a.current),
+                initial: a.show(a.initial),
+                scheme: a.scheme.clone().unwrap_or_default(),
+            }
+        })
+        .collect();
+    let space = spec
+        .spaces
+        .iter()
+        .map(|sp| {
+            spans.insert(key::space(&sp.name), sp.span);
+            let range = sp
+                .ranges
+                .iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    spans.insert(key::range(&sp.name, i), r.span);
+                    SRange {
+                        from: r.from,
+                        to: r.to,
+                        kind: r.kind.word().to_string(),
+                        tier: match r.kind {
+                            RangeKind::Public { tier } => tier,
+                            _ => None,
+                        },
+                        structure: r
+                            .structure
+                            .map(|s| spec.s(s).name.clone())
+                            .unwrap_or_default(),
+                    }
+                })
+                .collect();
+            let tag = sp
+                .tags
+                .iter()
+                .map(|t| {
+                    spans.insert(key::tag(&sp.name, t.value), t.span);
+                    STag {
+                        value: t.value,
+                        name: t.name.clone(),
+                        meaning: t.title.clone(),
+                        since: show(spec, sp.axis, t.since),
+                        deprecated_since: t
+                            .deprecated
+                            .as_ref()
+                            .map(|d| show(spec, sp.axis, d.since))
+                            .unwrap_or_default(),
+                        replacement: t
+                            .deprecated
+                            .as_ref()
+                            .and_then(|d| d.replacement.clone())
+                            .unwrap_or_default(),
+                        identity: identity(spec, t),
+                    }
+                })
+                .collect();
+            SSpace {
+                name: sp.name.clone(),
+                axis: spec.ax(sp.axis).name.clone(),
+                width: width(sp.width),
+                range,
+                tag,
+            }
+        })
+        .collect();
+    let flags = spec
+        .flag_sets
+        .iter()
+        .map(|fs| {
+            spans.insert(key::flags(&fs.name), fs.span);
+            let bit = fs
+                .bits
+                .iter()
+                .map(|b| {
+                    spans.insert(key::bit(&fs.name, b.bit), b.span);
+                    SBit {
+                        bit: b.bit,
+                        name: b.name.clone(),
+                        meaning: b.title.clone(),
+                        since: show(spec, fs.axis, b.since),
+                        deprecated_since: b
+                            .deprecated
+                            .as_ref()
+                            .map(|d| show(spec, fs.axis, d.since))
+                            .unwrap_or_default(),
+                        replacement: b
+                            .deprecated
+                            .as_ref()
+                            .and_then(|d| d.replacement.clone())
+                            .unwrap_or_default(),
+                    }
+                })
+                .collect();
+            SFlagSet {
+                name: fs.name.clone(),
+                axis: spec.ax(fs.axis).name.clone(),
+                width: width(fs.width),
+                bit,
+            }
+        })
+        .collect();
+    let structure = spec
+        .structures
+        .iter()
+        .map(|st| {
+            spans.insert(key::structure(&st.name), st.span);
+            let field = st
+                .fields
+                .iter()
+                .map(|f| {
+                    spans.insert(key::field(&st.name, &f.name), f.span);
+                    SField {
+                        name: f.name.clone(),
+                        offset: match &f.position {
+                            Position::Offset(a) => a.to_string(),
+                            Position::Sequential => "-".to_string(),
+                        },
+                        size: f.size.as_ref().map_or("var".to_string(), |z| z.to_string()),
+                        ty: type_text(spec, f),
+                        count: match &f.count {
+                            None => String::new(),
+                            Some(Count::Const(n)) => n.to_string(),
+                            Some(Count::Field(i)) => st.fields[*i].name.clone(),
+                            Some(Count::Param(p)) => p.clone(),
+                            Some(Count::Rest) => "rest".to_string(),
+                        },
+                        since: show(spec, st.axis, f.since),
+                        default: f
+                            .default
+                            .as_ref()
+                            .map(|d| default_text(st, d))
+                            .unwrap_or_default(),
+                        presence: match &f.presence {
+                            Presence::Always => String::new(),
+                            Presence::If(c) => condition_text(c, spec),
+                        },
+                        checks: f
+                            .checks
+                            .iter()
+                            .filter(|c| !(f.reserved && c.kind == CheckKind::Equals(Lit::Int(0))))
+                            .map(|c| check_text(spec, st, c))
+                            .collect(),
+                        reserved: f.reserved,
+                    }
+                })
+                .collect();
+            SStructure {
+                name: st.name.clone(),
+                axis: spec.ax(st.axis).name.clone(),
+                since: show(spec, st.axis, st.since),
+                framing: match &st.framing {
+                    Framing::Fixed => "fixed".to_string(),
+                    Framing::LengthPrefixed { by_field, .. } => {
+                        format!("length_prefixed by {}", by_field.text)
+                    }
+                },
+                size: st
+                    .size
+                    .as_ref()
+                    .map_or("var".to_string(), |z| z.to_string()),
+                params: st.params.clone(),
+                field,
+            }
+        })
+        .collect();
+    let p = &spec.placement;
+    let placement = SPlacement {
+        descriptor_alignment: p.descriptor_alignment,
+        data_alignment: p.data_alignment.text.clone(),
+        after_last_buffer: p.after_last_buffer,
+        after_composite_head: p.after_composite_head,
+        kv_alignment: p.kv_alignment,
+        index_alignment: p.index_alignment,
+    };
+    (
+        Snapshot {
+            release: ReleaseMeta::default(),
+            axis,
+            space,
+            flags,
+            structure,
+            placement,
+        },
+        spans,
+    )
+}
+
+impl Snapshot {
+    /// The record's canonical TOML text.
+    pub fn to_toml(&self) -> String {
+        let body = toml::to_string(self).unwrap_or_default();
+        format!(
+            "# Release record {} ({}), written by `hurray-spec release`. Append-only: never edit it;\n# `hurray-spec check` verifies its fingerprint and its link to the previous record.\n{body}",
+            self.release.sequence, self.release.label
+        )
+    }
+
+    /// SHA-256 of the record with its fingerprint blank.
+    pub fn compute_fingerprint(&self) -> String {
+        let mut copy = self.clone();
+        copy.release.fingerprint = String::new();
+        let text = toml::to_string(&copy).unwrap_or_default();
+        let digest = Sha256::digest(text.as_bytes());
+        format!(
+            "sha256:{}",
+            digest
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        )
+    }
+
+    /// Seal as record `sequence` after `previous` (the last record's fingerprint).
+    pub fn seal(mut self, sequence: u32, label: &str, previous: &str) -> Snapshot {
+        self.release = ReleaseMeta {
+            sequence,
+            label: label.to_string(),
+            previous: previous.to_string(),
+            fingerprint: String::new(),
+        };
+        self.release.fingerprint = self.compute_fingerprint();
+        self
+    }
+
+    pub fn axis(&self, name: &str) -> Option<&SAxis> {
+        self.axis.iter().find(|a| a.name == name)
+    }
+    pub fn space(&self, name: &str) -> Option<&SSpace> {
+        self.space.iter().find(|a| a.name == name)
+    }
+    pub fn flag_set(&self, name: &str) -> Option<&SFlagSet> {
+        self.flags.iter().find(|a| a.name == name)
+    }
+    pub fn structure(&self, name: &str) -> Option<&SStructure> {
+        self.structure.iter().find(|a| a.name == name)
+    }
+}
