@@ -414,8 +414,14 @@ impl<'c> Ctx<'c> {
         }
         let (data, reader) = (self.data(axis), self.reader(axis));
         if data <= reader {
+            // A scheme payload's surplus breaks the scheme rule H7; any other structure's LEN-1.
+            let rule = if axis.style() == crate::version::AxisStyle::Scheme {
+                Rule::H7
+            } else {
+                Rule::Len1
+            };
             Err(Error::new(
-                Rule::Len1,
+                rule,
                 offset,
                 format!(
                     "{} surplus byte(s) at the end of {what}, whose {} version {} this reader knows",

@@ -218,6 +218,15 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                 ),
             ));
         }
+        if ko.checked_add(kl).is_none_or(|end| end > trailer_at) {
+            return Err(Error::new(
+                Rule::F36,
+                trailer.kv_offset_at(),
+                format!(
+                    "the KV section ({kl} bytes at {ko}) runs past the trailer at {trailer_at}"
+                ),
+            ));
+        }
         if ko + kl > io {
             return Err(Error::new(
                 Rule::F35,
@@ -248,6 +257,21 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
     };
     // The tensor region ends where the first of the KV and index sections starts (RES-14).
     let region_end = if kv.is_some() { ko.min(io) } else { io };
+    if index.entries().is_empty() && region_end != first {
+        // F33, RES-42: without tensors the first section starts at first_descriptor_offset.
+        let at = if kv.is_some() && ko < io {
+            trailer.kv_offset_at()
+        } else {
+            trailer.index_offset_at()
+        };
+        return Err(Error::new(
+            Rule::F33,
+            at,
+            format!(
+                "a file without tensors has its first section at {region_end}, not at first_descriptor_offset {first}"
+            ),
+        ));
+    }
     // Names: unique (F25), sorted when flagged (F26).
     let entries = index.entries();
     let mut names: Vec<(&str, u64)> = entries.iter().map(|e| (e.name(), e.name_at())).collect();
@@ -410,6 +434,20 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
             data,
             buffers,
         });
+    }
+    // F30: the first descriptor starts at first_descriptor_offset.
+    if let Some(e) = entries.iter().min_by_key(|e| e.descriptor_offset()) {
+        if e.descriptor_offset() != first {
+            return Err(Error::new(
+                Rule::F30,
+                e.descriptor_offset_at(),
+                format!(
+                    "the first descriptor (`{}`) starts at {}, not at first_descriptor_offset {first}",
+                    e.name(),
+                    e.descriptor_offset()
+                ),
+            ));
+        }
     }
     // Overlaps and padding (F30, F32): every byte not in a part is zero padding.
     covered.sort();

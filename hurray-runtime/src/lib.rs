@@ -10,6 +10,7 @@ pub mod ctx;
 pub mod descriptor;
 pub mod error;
 pub mod file;
+pub mod section;
 pub mod semantic;
 pub mod value;
 pub mod version;
@@ -33,3 +34,9 @@ pub use generated::{axes, consts, flags, rules, structures, tags};
 pub use value::Value;
 pub use version::Version;
 pub use wire::{Field, TagClass, TagSpace, TagValue};
+
+/// Paths `#[derive(HurraySection)]` expands to; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::section::__private::*;
+}

@@ -154,6 +154,8 @@ impl std::error::Error for UnknownTag {}
 pub trait TagSpace: Copy + fmt::Debug + PartialEq + Eq + 'static {
     /// The space's name in the spec.
     const NAME: &'static str;
+    /// Bytes of one value on the wire.
+    const WIDTH: usize;
     /// The axis that versions its allocations.
     const AXIS: Axis;
     /// Rules broken by an invalid, an unknown public or reserved, and an unagreed private value.

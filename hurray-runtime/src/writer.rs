@@ -364,7 +364,14 @@ fn find<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
 /// Apply the writer rules to an owned descriptor: set the version to the lowest that covers
 /// what it emits (W1, W2), the scheme version likewise, the flags to the sections present, and
 /// the descriptor length to the encoded size; then refuse what breaks W3 or a reader rule.
-pub fn finalize(mut d: Descriptor) -> Result<Vec<u8>, WriteError> {
+pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
+    finalize_with(d, &ReaderConfig::new().permissive(true))
+}
+
+/// [`finalize`], checking the result as `config` reads it: a writer that emits private values
+/// agreed out of band (a private device or memory class, which every reader without the
+/// agreement rejects, BH-12, BH-15) passes the agreed reader configuration.
+pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>, WriteError> {
     use crate::flags::DescriptorFlags as F;
     let mut flags = d
         .fixed_header
@@ -405,7 +412,7 @@ pub fn finalize(mut d: Descriptor) -> Result<Vec<u8>, WriteError> {
     let len = d.to_bytes().len() as u32;
     d.fixed_header.descriptor_length = len;
     let bytes = d.to_bytes();
-    descriptor::read(&bytes, &ReaderConfig::new().permissive(true))?;
+    descriptor::read(&bytes, config)?;
     Ok(bytes)
 }
 
@@ -445,4 +452,66 @@ fn w3(d: &Descriptor) -> Result<(), WriteError> {
         ));
     }
     Ok(())
+}
+
+/// A row-major descriptor of `element` with `shape`: one CPU buffer of exactly the data's
+/// size, alignment 64. Pass it to [`finalize`] once complete.
+pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor {
+    use crate::structures::{BufferHandle, BufferTable, FixedHeader, LayoutVariant};
+    use crate::wire::TagValue;
+    let n = crate::semantic::elements::element_count(shape.iter().copied()).unwrap_or(0);
+    let size = crate::semantic::elements::ElementSize::of(element).bytes_for(n);
+    Descriptor {
+        fixed_header: FixedHeader {
+            magic: b"HRRY".to_vec(),
+            version_major: 1,
+            version_minor: 0,
+            descriptor_length: 0,
+            flags: crate::flags::DescriptorFlags(0),
+            type_tag: TagValue::new(element),
+            layout_tag: TagValue::new(crate::tags::Layout::RowMajor),
+            rank: shape.len() as u32,
+        },
+        shape: shape.to_vec(),
+        byte_offset: 0,
+        layout_fields: LayoutVariant::RowMajor,
+        buffer_table: BufferTable {
+            buffers: vec![BufferHandle {
+                byte_size: u64::try_from(size).unwrap_or(u64::MAX),
+                alignment: 64,
+                device_tag: TagValue::new(crate::tags::Device::Cpu),
+                sync_mode: TagValue::new(crate::tags::SyncMode::ProducerSynced),
+                memory_class: TagValue::new(crate::tags::MemoryClass::Standard),
+            }],
+        },
+        quantization: None,
+        shard: None,
+        statistics: None,
+        extension_type: None,
+        composite_member: None,
+        skipped: Vec::new(),
+    }
+}
+
+/// The payload of a private quantization scheme: the common header, then `data` (a section
+/// declared with `#[derive(HurraySection)]`, written at `scheme_version`).
+pub fn private_scheme(
+    tag: u8,
+    scheme_version: u8,
+    flags: u16,
+    data: Vec<u8>,
+) -> crate::structures::SchemeVariant {
+    use crate::structures::{PrivateScheme, QuantizationHeader, SchemeVariant};
+    SchemeVariant::Private(
+        u32::from(tag),
+        PrivateScheme {
+            header: QuantizationHeader {
+                scheme_tag: crate::wire::TagValue::from_raw(u32::from(tag)),
+                scheme_version,
+                flags,
+            },
+            data,
+            skipped: Vec::new(),
+        },
+    )
 }

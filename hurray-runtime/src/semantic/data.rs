@@ -242,6 +242,15 @@ fn csf(
             return Ok(());
         }
         let last = pos.get(pos.len() - 1).unwrap_or(0);
+        if nnz == 0 && last != 0 {
+            // CF-12: an empty tensor has pos_0 = [0, 0], so every level below is empty too.
+            ctx.violation(
+                Rule::Cf12,
+                pbase + 8 * parents,
+                format!("nnz is 0 but pos_{l} ends at {last}, not 0"),
+            )?;
+            return Ok(());
+        }
         if last != crd.len() as u64 {
             ctx.violation(
                 Rule::Cf9,

@@ -243,8 +243,13 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         )?;
     }
     if f.rank == 0 && f.layout != LayoutKind::Known(Layout::RowMajor) {
+        // A layout whose own rule names rank 0 reports that rule (ST-1, TL-1, MO-1, CO-1).
         let rule = match f.layout {
             LayoutKind::Known(Layout::ColumnMajor) => Rule::Cm1,
+            LayoutKind::Known(Layout::Strided) => Rule::St1,
+            LayoutKind::Known(Layout::Tiled) => Rule::Tl1,
+            LayoutKind::Known(Layout::Morton) => Rule::Mo1,
+            LayoutKind::Known(Layout::Coo) => Rule::Co1,
             LayoutKind::Private(_) => Rule::Ex5,
             _ => Rule::Lay3,
         };
@@ -424,7 +429,7 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
 /// BH-9, BH-10, BH-12, BH-13 (and BH-15 through the pair table), BH-14/BP-12/CF-14/P4.
 fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let mut first: Option<BufferHandleView<'_>> = None;
-    for b in f.buffers.iter() {
+    for (i, b) in f.buffers.iter().enumerate() {
         let dev = b.device_tag().raw();
         let sync = b.sync_mode().raw();
         let mem = b.memory_class().raw();
@@ -474,6 +479,8 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                     let rule = match f.layout {
                         LayoutKind::Known(Layout::BlockPaged) => Rule::Bp12,
                         LayoutKind::Known(Layout::Csf) => Rule::Cf14,
+                        // A quantization parameter buffer away from the data (RES-41).
+                        _ if f.params.iter().any(|p| p.index as usize == i) => Rule::P4,
                         _ => Rule::Bh14,
                     };
                     ctx.violation(rule, b.device_tag_at(), format!("buffers differ in device ({:#04x} vs {dev:#04x}) or memory class ({:#04x} vs {mem:#04x})", a.device_tag().raw(), a.memory_class().raw()))?;
@@ -521,12 +528,25 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match lf {
         LayoutVariantView::RowMajor | LayoutVariantView::ColumnMajor => {
             if let (Some(n), Some(e)) = (dense_count, f.elem) {
+                let off = u128::from(f.v.byte_offset());
+                // A buffer that holds the elements but not the padded extent breaks the
+                // block scheme's own rule (PB-12, NF-9, RES-38).
+                let holds_elements = f.count.is_some_and(|c| {
+                    f.buffer(0).is_some_and(|b| {
+                        u128::from(b.byte_size()) >= e.bytes_for(c).saturating_add(off)
+                    })
+                });
+                let rule = match f.scheme {
+                    Some(Scheme::PerBlockAffine) if holds_elements => Rule::Pb12,
+                    Some(Scheme::Nf4) if holds_elements => Rule::Nf9,
+                    _ => Rule::Rm3,
+                };
                 need(
                     f,
                     ctx,
-                    Rule::Rm3,
+                    rule,
                     0,
-                    e.bytes_for(n).saturating_add(u128::from(f.v.byte_offset())),
+                    e.bytes_for(n).saturating_add(off),
                     false,
                     "data",
                 )?;

@@ -1,0 +1,202 @@
+//! The input of the derive as a small typed tree: the section and its fields with their
+//! `#[hurray(...)]` attributes, spans kept for every error.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Ident, Lit, LitStr, Type, Visibility,
+};
+
+/// A version as the attributes write it: `"1.1"`, or an integer `2` (a scheme-style version
+/// `1.2`, the scheme_version byte being the minor, RES-6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version {
+    pub major: u8,
+    pub minor: u8,
+}
+
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+pub struct Section {
+    pub ident: Ident,
+    pub vis: Visibility,
+    pub length_prefixed: bool,
+    pub base: Version,
+    pub spec: Option<LitStr>,
+    pub spec_dir: Option<LitStr>,
+    pub krate: Option<syn::Path>,
+    pub fields: Vec<FieldDef>,
+    pub span: Span,
+}
+
+pub struct FieldDef {
+    pub ident: Ident,
+    pub ty: Type,
+    pub since: Option<(Version, Span)>,
+    pub default: Option<Expr>,
+    pub offset: Option<(u64, Span)>,
+    pub reserved: bool,
+    pub span: Span,
+}
+
+impl FieldDef {
+    pub fn since(&self, base: Version) -> Version {
+        self.since.map_or(base, |(v, _)| v)
+    }
+}
+
+fn version(e: &Expr) -> syn::Result<Version> {
+    let bad = || {
+        syn::Error::new(
+            e.span(),
+            "not a valid version: write \"MAJOR.MINOR\" (each 0–255), or an integer scheme version such as 2",
+        )
+    };
+    match e {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => {
+            let v = s.value();
+            let (a, b) = v.split_once('.').ok_or_else(bad)?;
+            Ok(Version {
+                major: a.parse().map_err(|_| bad())?,
+                minor: b.parse().map_err(|_| bad())?,
+            })
+        }
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => Ok(Version {
+            major: 1,
+            minor: i.base10_parse().map_err(|_| bad())?,
+        }),
+        _ => Err(bad()),
+    }
+}
+
+fn errors(list: Vec<syn::Error>) -> syn::Result<()> {
+    let mut it = list.into_iter();
+    match it.next() {
+        None => Ok(()),
+        Some(mut first) => {
+            for e in it {
+                first.combine(e);
+            }
+            Err(first)
+        }
+    }
+}
+
+/// Parse the derive input; every problem is collected.
+pub fn parse(input: &DeriveInput) -> syn::Result<Section> {
+    let mut errs = Vec::new();
+    if !input.generics.params.is_empty() {
+        errs.push(syn::Error::new(
+            input.generics.span(),
+            "HurraySection takes no generic parameters: a section's layout is fixed",
+        ));
+    }
+    let mut s = Section {
+        ident: input.ident.clone(),
+        vis: input.vis.clone(),
+        length_prefixed: false,
+        base: Version { major: 1, minor: 0 },
+        spec: None,
+        spec_dir: None,
+        krate: None,
+        fields: Vec::new(),
+        span: input.ident.span(),
+    };
+    for attr in hurray_attrs(&input.attrs) {
+        let r = attr.parse_nested_meta(|m| {
+            if m.path.is_ident("length_prefixed") {
+                s.length_prefixed = true;
+            } else if m.path.is_ident("base") {
+                s.base = version(&m.value()?.parse()?)?;
+            } else if m.path.is_ident("spec") {
+                s.spec = Some(m.value()?.parse()?);
+            } else if m.path.is_ident("spec_dir") {
+                s.spec_dir = Some(m.value()?.parse()?);
+            } else if m.path.is_ident("crate") {
+                let lit: LitStr = m.value()?.parse()?;
+                s.krate = Some(lit.parse()?);
+            } else {
+                return Err(m.error("unknown section attribute: expected `length_prefixed`, `base = \"1.0\"`, `spec = \"<structure>\"`, `spec_dir = \"<path>\"` or `crate = \"<path>\"`"));
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            errs.push(e);
+        }
+    }
+    match &input.data {
+        Data::Struct(d) => match &d.fields {
+            Fields::Named(named) => {
+                for f in &named.named {
+                    match field(f) {
+                        Ok(fd) => s.fields.push(fd),
+                        Err(e) => errs.push(e),
+                    }
+                }
+            }
+            _ => errs.push(syn::Error::new(
+                input.ident.span(),
+                "HurraySection needs a struct with named fields",
+            )),
+        },
+        _ => errs.push(syn::Error::new(
+            input.ident.span(),
+            "HurraySection needs a struct with named fields",
+        )),
+    }
+    errors(errs)?;
+    Ok(s)
+}
+
+fn hurray_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("hurray"))
+}
+
+fn field(f: &syn::Field) -> syn::Result<FieldDef> {
+    let ident = f
+        .ident
+        .clone()
+        .ok_or_else(|| syn::Error::new(f.span(), "a section field needs a name"))?;
+    let span = ident.span();
+    let mut fd = FieldDef {
+        ident,
+        ty: f.ty.clone(),
+        since: None,
+        default: None,
+        offset: None,
+        reserved: false,
+        span,
+    };
+    let mut errs = Vec::new();
+    for attr in hurray_attrs(&f.attrs) {
+        let r = attr.parse_nested_meta(|m| {
+            if m.path.is_ident("since") {
+                let e: Expr = m.value()?.parse()?;
+                fd.since = Some((version(&e)?, e.span()));
+            } else if m.path.is_ident("default") {
+                fd.default = Some(m.value()?.parse()?);
+            } else if m.path.is_ident("offset") {
+                let lit: syn::LitInt = m.value()?.parse()?;
+                fd.offset = Some((lit.base10_parse()?, lit.span()));
+            } else if m.path.is_ident("reserved") {
+                fd.reserved = true;
+            } else {
+                return Err(m.error("unknown field attribute: expected `since = \"1.1\"`, `default = <expr>`, `offset = <bytes>` or `reserved`"));
+            }
+            Ok(())
+        });
+        if let Err(e) = r {
+            errs.push(e);
+        }
+    }
+    errors(errs)?;
+    Ok(fd)
+}

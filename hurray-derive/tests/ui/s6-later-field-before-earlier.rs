@@ -1,0 +1,12 @@
+use hurray_derive::HurraySection;
+
+#[derive(HurraySection, Clone, Copy)]
+#[hurray(length_prefixed)]
+struct Payload {
+    a: u32,
+    #[hurray(since = "1.1", default = 0)]
+    added: u16,
+    b: u32,
+}
+
+fn main() {}
