@@ -17,11 +17,20 @@ fn generated_docs_are_up_to_date() {
             stale.push(name.clone());
         }
     }
-    assert!(stale.is_empty(), "docs/spec is out of date ({}); refresh it with `{}`", stale.join(", "), markdown::COMMAND);
+    assert!(
+        stale.is_empty(),
+        "docs/spec is out of date ({}); refresh it with `{}`",
+        stale.join(", "),
+        markdown::COMMAND
+    );
     // No stray page either.
     for e in std::fs::read_dir(root().join("docs/spec")).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().to_string();
-        assert!(pages.iter().any(|(n, _)| *n == name), "docs/spec/{name} is not generated; remove it or run `{}`", markdown::COMMAND);
+        assert!(
+            pages.iter().any(|(n, _)| *n == name),
+            "docs/spec/{name} is not generated; remove it or run `{}`",
+            markdown::COMMAND
+        );
     }
 }
 
@@ -34,5 +43,8 @@ fn docs_check_mode_fails_on_drift_and_names_the_command() {
     let out = common::hurray_spec(&["docs", "--check", "--out", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let err = common::stderr(&out);
-    assert!(err.contains("tags.md") && err.contains(markdown::COMMAND), "{err}");
+    assert!(
+        err.contains("tags.md") && err.contains(markdown::COMMAND),
+        "{err}"
+    );
 }

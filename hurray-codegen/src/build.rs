@@ -55,3 +55,31 @@ pub fn emit_rerun(spec_dir: &Path) {
         println!("cargo:rerun-if-changed={}", spec_dir.join(sub).display());
     }
 }
+
+/// For a build script: generate a runtime from `spec_dir` with the overlay `edit_toml`
+/// applied (the second runtimes of the evolvability tests).
+pub fn generate_runtime_with_overlay(spec_dir: &Path, edit_toml: &Path, file: &str) {
+    println!("cargo:rerun-if-changed={}", edit_toml.display());
+    emit_rerun(spec_dir);
+    let out =
+        PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));
+    let (_, tree) = match crate::overlay::materialize(spec_dir, edit_toml, &out.join("overlay")) {
+        Ok(x) => x,
+        Err(e) => panic!("hurray-codegen: cannot apply {}: {e}", edit_toml.display()),
+    };
+    let loaded = match crate::check(&tree, None) {
+        Ok(l) => l,
+        Err(e) => panic!("hurray-codegen: cannot read {}: {e}", tree.display()),
+    };
+    let Some(spec) = loaded.clean() else {
+        let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
+        panic!(
+            "hurray-codegen: the overlaid spec {} has errors\n{text}",
+            tree.display()
+        );
+    };
+    let code = crate::emit::rust::runtime(spec);
+    if let Err(e) = write_if_changed(&out.join(file), &code) {
+        panic!("hurray-codegen: cannot write {file}: {e}");
+    }
+}

@@ -55,25 +55,25 @@ pub fn compute(spec: &mut Spec, diags: &mut Diagnostics) {
             };
         }
         let computed = pos;
-        if let Some(decl) = declared {
-            if computed.as_ref() != Some(&decl) {
-                let shown = computed
-                    .as_ref()
-                    .map_or("a size that depends on data".to_string(), |c| {
-                        format!("{c} bytes")
-                    });
-                diags.push(
-                    Diagnostic::new(
-                        &lints::SIZE_MISMATCH,
-                        Some(s.span),
-                        format!(
-                            "structure `{}` declares size {decl} but its fields add up to {shown}",
-                            s.name
-                        ),
-                    )
-                    .help("fix the field sizes or the declared `size`"),
-                );
-            }
+        if let Some(decl) = declared
+            && computed.as_ref() != Some(&decl)
+        {
+            let shown = computed
+                .as_ref()
+                .map_or("a size that depends on data".to_string(), |c| {
+                    format!("{c} bytes")
+                });
+            diags.push(
+                Diagnostic::new(
+                    &lints::SIZE_MISMATCH,
+                    Some(s.span),
+                    format!(
+                        "structure `{}` declares size {decl} but its fields add up to {shown}",
+                        s.name
+                    ),
+                )
+                .help("fix the field sizes or the declared `size`"),
+            );
         }
         s.size = computed;
     }

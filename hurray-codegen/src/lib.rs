@@ -14,6 +14,7 @@ pub mod lints;
 pub mod load;
 pub mod lower;
 pub mod model;
+pub mod overlay;
 pub mod raw;
 pub mod source;
 pub mod validate;
@@ -82,12 +83,12 @@ pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
         }
         None => None,
     };
-    if let Some(spec) = &loaded.spec {
-        if !loaded.diags.has_errors() || other.is_some() || spec.status == model::Status::Released {
-            let mut diags = diag::Diagnostics::default();
-            amend::check(spec, dir, other.as_ref(), &mut loaded.sources, &mut diags);
-            loaded.diags.extend(diags);
-        }
+    if let Some(spec) = &loaded.spec
+        && (!loaded.diags.has_errors() || other.is_some() || spec.status == model::Status::Released)
+    {
+        let mut diags = diag::Diagnostics::default();
+        amend::check(spec, dir, other.as_ref(), &mut loaded.sources, &mut diags);
+        loaded.diags.extend(diags);
     }
     loaded.diags.sort();
     Ok(loaded)

@@ -786,7 +786,7 @@ impl Lower<'_> {
             "element_type" => &["bits", "kind", "format", "bias", "packing"],
             "layout" => &["class", "rank", "buffers", "byte_offset"],
             "device" => &["memory_classes"],
-            "scheme" => &["flags", "storage", "parameters"],
+            "scheme" => &["flags", "storage", "storage_rule", "parameters"],
             "combine_op" => &["legal_with"],
             "block_table_index_type" => &["index_bytes"],
             _ => &[],
@@ -807,27 +807,31 @@ impl Lower<'_> {
             ),
             ("flags", t.flags.as_ref().map(|x| span(file, x))),
             ("storage", t.storage.as_ref().map(|x| span(file, x))),
+            (
+                "storage_rule",
+                t.storage_rule.as_ref().map(|x| span(file, x)),
+            ),
             ("parameters", t.parameters.as_ref().map(|x| span(file, x))),
             ("legal_with", t.legal_with.as_ref().map(|x| span(file, x))),
             ("index_bytes", t.index_bytes.as_ref().map(|x| span(file, x))),
         ];
         for (k, sp) in &present {
-            if let Some(sp) = sp {
-                if !allowed.contains(k) {
-                    self.err(
-                        &lints::BAD_VALUE,
-                        *sp,
-                        format!("`{k}` is not an attribute of `{space}` tags"),
-                        format!(
-                            "`{space}` tags take: {}",
-                            if allowed.is_empty() {
-                                "no attributes".to_string()
-                            } else {
-                                allowed.join(", ")
-                            }
-                        ),
-                    );
-                }
+            if let Some(sp) = sp
+                && !allowed.contains(k)
+            {
+                self.err(
+                    &lints::BAD_VALUE,
+                    *sp,
+                    format!("`{k}` is not an attribute of `{space}` tags"),
+                    format!(
+                        "`{space}` tags take: {}",
+                        if allowed.is_empty() {
+                            "no attributes".to_string()
+                        } else {
+                            allowed.join(", ")
+                        }
+                    ),
+                );
             }
         }
         let missing = |me: &mut Self, k: &str| {
@@ -877,7 +881,7 @@ impl Lower<'_> {
                         8
                     });
                 let ok = match packing {
-                    Packing::None => bits >= 8 && bits % 8 == 0,
+                    Packing::None => bits >= 8 && bits.is_multiple_of(8),
                     Packing::LsbFirst => matches!(bits, 1 | 2 | 4),
                     Packing::Group4In3 => bits == 6,
                 };
@@ -982,6 +986,13 @@ impl Lower<'_> {
                         FlagSetId(0)
                     }
                 };
+                let storage_rule = match &t.storage_rule {
+                    Some(r) => self.rule_ref(file, r),
+                    None => {
+                        missing(self, "storage_rule");
+                        RuleId(0)
+                    }
+                };
                 let parameters = t
                     .parameters
                     .as_ref()
@@ -1003,6 +1014,7 @@ impl Lower<'_> {
                 TagAttrs::Scheme(SchemeAttrs {
                     flags,
                     storage: strings(&t.storage).unwrap_or_default(),
+                    storage_rule,
                     parameters,
                 })
             }
@@ -1229,10 +1241,10 @@ impl Lower<'_> {
             };
             steps.push(i);
             let ty = fields[i].1.clone();
-            if let Some(name) = ty.strip_prefix("struct:") {
-                if let Some(&id) = self.names.structures.get(name) {
-                    cur = id;
-                }
+            if let Some(name) = ty.strip_prefix("struct:")
+                && let Some(&id) = self.names.structures.get(name)
+            {
+                cur = id;
             }
         }
         Some(FieldPath { root, steps, text })
@@ -2132,7 +2144,7 @@ fn is_ident(s: &str) -> bool {
 /// `"48 52 52 59"` (spaces optional).
 pub fn parse_hex(s: &str) -> Option<Vec<u8>> {
     let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.len() % 2 != 0 {
+    if !compact.len().is_multiple_of(2) {
         return None;
     }
     (0..compact.len())

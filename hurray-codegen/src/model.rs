@@ -304,6 +304,8 @@ pub struct LayoutAttrs {
 pub struct SchemeAttrs {
     pub flags: FlagSetId,
     pub storage: Vec<String>,
+    /// The rule a payload breaks when its type tag is not in `storage`.
+    pub storage_rule: RuleId,
     pub parameters: Vec<SchemeParameter>,
 }
 

@@ -119,6 +119,7 @@ pub struct Tag {
     // scheme
     pub flags: Option<S<String>>,
     pub storage: Option<S<Vec<S<String>>>>,
+    pub storage_rule: Option<S<String>>,
     pub parameters: Option<S<Vec<S<Parameter>>>>,
     // combine_op
     pub legal_with: Option<S<Vec<S<String>>>>,

@@ -216,18 +216,18 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                         "name the payload field that holds the buffer index",
                     );
                 }
-                if let Some(flag) = &p.unless_flag {
-                    if spec.fs(a.flags).bit(flag).is_none() {
-                        diags.report(
-                            &lints::UNKNOWN_FLAG_BIT,
-                            Some(t.span),
-                            format!(
-                                "`unless_flag = \"{flag}\"` is not a bit of `{}`",
-                                spec.fs(a.flags).name
-                            ),
-                            "name a bit of the scheme's flag set",
-                        );
-                    }
+                if let Some(flag) = &p.unless_flag
+                    && spec.fs(a.flags).bit(flag).is_none()
+                {
+                    diags.report(
+                        &lints::UNKNOWN_FLAG_BIT,
+                        Some(t.span),
+                        format!(
+                            "`unless_flag = \"{flag}\"` is not a bit of `{}`",
+                            spec.fs(a.flags).name
+                        ),
+                        "name a bit of the scheme's flag set",
+                    );
                 }
             }
             if spec.scheme_axis(&t.name).is_none() {
@@ -244,18 +244,18 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                     "a scheme's flags are versioned with its payload",
                 );
             }
-            if let Some(st) = st {
-                if spec.ax(st.axis).scheme.as_deref() != Some(&t.name) {
-                    diags.report(
-                        &lints::AXIS_MISMATCH,
-                        Some(st.span),
-                        format!(
-                            "structure `{}` of scheme `{}` is not on axis `scheme.{}`",
-                            st.name, t.name, t.name
-                        ),
-                        "set the payload structure's axis to the scheme's axis",
-                    );
-                }
+            if let Some(st) = st
+                && spec.ax(st.axis).scheme.as_deref() != Some(&t.name)
+            {
+                diags.report(
+                    &lints::AXIS_MISMATCH,
+                    Some(st.span),
+                    format!(
+                        "structure `{}` of scheme `{}` is not on axis `scheme.{}`",
+                        st.name, t.name, t.name
+                    ),
+                    "set the payload structure's axis to the scheme's axis",
+                );
             }
         }
         TagAttrs::CombineOp { legal_with } => {
@@ -284,15 +284,13 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                 }
             }
         }
-        TagAttrs::Layout(a) => {
-            if a.rank_min == 0 && t.name != "row_major" {
-                diags.report(
-                    &lints::BAD_VALUE,
-                    Some(t.span),
-                    format!("layout `{}` allows rank 0", t.name),
-                    "only row-major may describe a scalar (LAY-3, RES-22)",
-                );
-            }
+        TagAttrs::Layout(a) if a.rank_min == 0 && t.name != "row_major" => {
+            diags.report(
+                &lints::BAD_VALUE,
+                Some(t.span),
+                format!("layout `{}` allows rank 0", t.name),
+                "only row-major may describe a scalar (LAY-3, RES-22)",
+            );
         }
         _ => {}
     }
@@ -380,32 +378,32 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
                 }
             }
         }
-        if let Some(Count::Rest) = f.count {
-            if !s.framing.is_length_prefixed() || i + 1 != s.fields.len() {
-                diags.report(
-                    &lints::BAD_VALUE,
-                    Some(f.span),
-                    "`count = \"rest\"` needs a length-prefixed structure and the last field",
-                    "use a length field instead",
-                );
-            }
+        if let Some(Count::Rest) = f.count
+            && (!s.framing.is_length_prefixed() || i + 1 != s.fields.len())
+        {
+            diags.report(
+                &lints::BAD_VALUE,
+                Some(f.span),
+                "`count = \"rest\"` needs a length-prefixed structure and the last field",
+                "use a length field instead",
+            );
         }
         if let FieldType::Dispatch { space, on } = &f.ty {
             dispatch(spec, s, f, *space, on, diags);
         }
         for c in &f.checks {
-            if let CheckKind::Bytes(b) = &c.kind {
-                if f.count != Some(Count::Const(b.len() as u64)) {
-                    diags.report(
-                        &lints::BAD_CHECK,
-                        Some(c.span),
-                        format!(
-                            "`bytes` gives {} bytes for a field of another length",
-                            b.len()
-                        ),
-                        "the expected bytes must match the field's count",
-                    );
-                }
+            if let CheckKind::Bytes(b) = &c.kind
+                && f.count != Some(Count::Const(b.len() as u64))
+            {
+                diags.report(
+                    &lints::BAD_CHECK,
+                    Some(c.span),
+                    format!(
+                        "`bytes` gives {} bytes for a field of another length",
+                        b.len()
+                    ),
+                    "the expected bytes must match the field's count",
+                );
             }
         }
     }
@@ -573,13 +571,13 @@ pub(crate) fn default_fits(
             if *n < lo || *n > hi {
                 bad(diags, format!("{n} does not fit `{}`", p.name()));
             }
-            if let FieldType::Tag(space) = f.ty {
-                if spec.sp(space).tag_by_value(*n as u32).is_none() {
-                    bad(
-                        diags,
-                        format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name),
-                    );
-                }
+            if let FieldType::Tag(space) = f.ty
+                && spec.sp(space).tag_by_value(*n as u32).is_none()
+            {
+                bad(
+                    diags,
+                    format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name),
+                );
             }
         }
         (DefaultValue::Float(_) | DefaultValue::Int(_), _, Some(p)) if p.is_float() => {}

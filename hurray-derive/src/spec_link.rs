@@ -59,11 +59,7 @@ fn type_matches(spec: &Spec, f: &Field, ty: &syn::Type) -> bool {
 
 fn toml_type(spec: &Spec, f: &Field) -> String {
     hurray_codegen::amend::snapshot::type_text(spec, f)
-        + &f.count
-            .as_ref()
-            .map(|_| " (counted)")
-            .unwrap_or_default()
-            .to_string()
+        + f.count.as_ref().map(|_| " (counted)").unwrap_or_default()
 }
 
 /// Compare the struct with the TOML structure; return the const assertions for offsets and
@@ -189,17 +185,17 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
                 ));
             }
         }
-        if let Position::Offset(a) = &tf.position {
-            if let Some(c) = a.as_constant() {
-                let o = format_ident!("OFFSET_{}", rf.ident.to_string().to_shouty_snake_case());
-                let l = Literal::usize_unsuffixed(c as usize);
-                let msg = format!(
-                    "field `{fname}` lies at byte {c} in the spec's `{name}`; the struct's layout puts it elsewhere"
-                );
-                asserts.push(quote!(
-                    const _: () = assert!(#ident::#o == #l, #msg);
-                ));
-            }
+        if let Position::Offset(a) = &tf.position
+            && let Some(c) = a.as_constant()
+        {
+            let o = format_ident!("OFFSET_{}", rf.ident.to_string().to_shouty_snake_case());
+            let l = Literal::usize_unsuffixed(c as usize);
+            let msg = format!(
+                "field `{fname}` lies at byte {c} in the spec's `{name}`; the struct's layout puts it elsewhere"
+            );
+            asserts.push(quote!(
+                const _: () = assert!(#ident::#o == #l, #msg);
+            ));
         }
     }
     let _ = Framing::Fixed;

@@ -11,10 +11,10 @@ pub fn validate(s: &Section) -> syn::Result<()> {
     for (i, f) in s.fields.iter().enumerate() {
         let since = f.since(base);
         let name = &f.ident;
-        if let Some((v, span)) = f.since {
-            if v < base {
-                errs.push(syn::Error::new(span, format!("field `{name}` is `since` {v}, before the section's base version {base}; set #[hurray(base = \"{v}\")] or a later since")));
-            }
+        if let Some((v, span)) = f.since
+            && v < base
+        {
+            errs.push(syn::Error::new(span, format!("field `{name}` is `since` {v}, before the section's base version {base}; set #[hurray(base = \"{v}\")] or a later since")));
         }
         if since > base {
             // S6: appended fields trail the section, and only a length prefix lets older

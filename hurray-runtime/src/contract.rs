@@ -2,12 +2,9 @@
 //! `hurray-spec decode --json` prints (key names are the spec's), and back.
 
 use crate::generated::tags::{ElementType, Layout, Scheme};
-use crate::structures::{
-    BufferHandle, BufferTable, Descriptor, FixedHeader, KvEntry, KvValueVariant, LayoutVariant,
-    QuantizationSection, SchemeVariant,
-};
+use crate::structures::{Descriptor, KvEntry, KvValueVariant, QuantizationSection, SchemeVariant};
 use crate::value::{Value, ValueError, de};
-use crate::wire::{TagClass, TagSpace, TagValue};
+use crate::wire::{TagClass, TagSpace};
 
 fn tag_name<T: TagSpace>(raw: u32) -> Value {
     match T::classify(raw) {
@@ -23,77 +20,49 @@ fn fields(v: Value) -> Vec<(String, Value)> {
     }
 }
 
-/// A descriptor in the contract shape.
+/// A descriptor in the contract shape: the owned descriptor's fields by their spec names, with
+/// the fixed header's fields lifted to the top (and the element type and layout named), the
+/// buffer handles as `buffers`, and the quantization payload flattened. Parts a later spec
+/// adds appear under their own names.
 pub fn descriptor_value(d: &Descriptor) -> Value {
     let h = &d.fixed_header;
-    let mut out: Vec<(String, Value)> = vec![
-        ("kind".into(), Value::Str("descriptor".into())),
-        (
-            "version_major".into(),
-            Value::UInt(u64::from(h.version_major)),
-        ),
-        (
-            "version_minor".into(),
-            Value::UInt(u64::from(h.version_minor)),
-        ),
-        (
-            "descriptor_length".into(),
-            Value::UInt(u64::from(h.descriptor_length)),
-        ),
-        ("flags".into(), Value::UInt(u64::from(h.flags.0))),
-        ("type_tag".into(), Value::UInt(u64::from(h.type_tag.raw()))),
-        (
-            "element_type".into(),
-            tag_name::<ElementType>(h.type_tag.raw()),
-        ),
-        (
-            "layout_tag".into(),
-            Value::UInt(u64::from(h.layout_tag.raw())),
-        ),
-        ("layout".into(), tag_name::<Layout>(h.layout_tag.raw())),
-        ("rank".into(), Value::UInt(u64::from(h.rank))),
-        (
-            "shape".into(),
-            Value::Array(d.shape.iter().map(|x| Value::UInt(*x)).collect()),
-        ),
-        ("byte_offset".into(), Value::UInt(d.byte_offset)),
-        ("layout_fields".into(), d.layout_fields.to_value()),
-    ];
-    let buffers = d
-        .buffer_table
-        .buffers
-        .iter()
-        .map(BufferHandle::to_value)
-        .collect();
-    out.push(("buffers".into(), Value::Array(buffers)));
-    out.push((
-        "quantization".into(),
-        d.quantization
-            .as_ref()
-            .map_or(Value::Null, quantization_value),
-    ));
-    out.push((
-        "shard".into(),
-        d.shard.as_ref().map_or(Value::Null, |x| x.to_value()),
-    ));
-    out.push((
-        "statistics".into(),
-        d.statistics.as_ref().map_or(Value::Null, |x| x.to_value()),
-    ));
-    out.push((
-        "extension_type".into(),
-        d.extension_type
-            .as_ref()
-            .map_or(Value::Null, |x| x.to_value()),
-    ));
-    out.push((
-        "composite_member".into(),
-        d.composite_member
-            .as_ref()
-            .map_or(Value::Null, |x| x.to_value()),
-    ));
-    if !d.skipped.is_empty() {
-        out.push(("skipped".into(), Value::Skipped(d.skipped.clone())));
+    let mut out: Vec<(String, Value)> = vec![("kind".into(), Value::Str("descriptor".into()))];
+    for (k, v) in fields(d.to_value()) {
+        match k.as_str() {
+            "fixed_header" => {
+                for (hk, hv) in fields(v) {
+                    match hk.as_str() {
+                        "magic" => {}
+                        "type_tag" => {
+                            out.push((hk, hv));
+                            out.push((
+                                "element_type".into(),
+                                tag_name::<ElementType>(h.type_tag.raw()),
+                            ));
+                        }
+                        "layout_tag" => {
+                            out.push((hk, hv));
+                            out.push(("layout".into(), tag_name::<Layout>(h.layout_tag.raw())));
+                        }
+                        _ => out.push((hk, hv)),
+                    }
+                }
+            }
+            "buffer_table" => out.push((
+                "buffers".into(),
+                fields(v)
+                    .into_iter()
+                    .find(|(k, _)| k == "buffers")
+                    .map_or(Value::Array(Vec::new()), |(_, b)| b),
+            )),
+            "quantization" => out.push((
+                "quantization".into(),
+                d.quantization
+                    .as_ref()
+                    .map_or(Value::Null, quantization_value),
+            )),
+            _ => out.push((k, v)),
+        }
     }
     Value::Object(out)
 }
@@ -133,72 +102,49 @@ fn quantization_value(q: &QuantizationSection) -> Value {
     Value::Object(out)
 }
 
-fn int<T: crate::wire::Scalar + TryFrom<i128>>(v: &Value, key: &str) -> Result<T, ValueError> {
-    de::int(de::field(v, "", key)?, key)
-}
-
 /// The inverse of [`descriptor_value`].
 pub fn descriptor_from_value(v: &Value) -> Result<Descriptor, ValueError> {
-    if let Some(Value::Str(k)) = v.get("kind") {
-        if k != "descriptor" {
-            return Err(ValueError::new(
-                "kind",
-                format!("expected \"descriptor\", found \"{k}\""),
-            ));
+    if let Some(Value::Str(k)) = v.get("kind")
+        && k != "descriptor"
+    {
+        return Err(ValueError::new(
+            "kind",
+            format!("expected \"descriptor\", found \"{k}\""),
+        ));
+    }
+    let header_keys = [
+        "version_major",
+        "version_minor",
+        "descriptor_length",
+        "flags",
+        "type_tag",
+        "layout_tag",
+        "rank",
+    ];
+    let mut header = vec![("magic".to_string(), Value::Bytes(b"HRRY".to_vec()))];
+    for k in header_keys {
+        header.push((k.to_string(), de::field(v, "", k)?.clone()));
+    }
+    let mut generic = vec![("fixed_header".to_string(), Value::Object(header))];
+    for (k, x) in fields(v.clone()) {
+        match k.as_str() {
+            "kind" | "element_type" | "layout" => {}
+            _ if header_keys.contains(&k.as_str()) => {}
+            "buffers" => generic.push((
+                "buffer_table".into(),
+                Value::Object(vec![("buffers".into(), x)]),
+            )),
+            "quantization" => {
+                let q = match de::opt(v, "quantization") {
+                    None => Value::Null,
+                    Some(q) => quantization_from_value(q)?.to_value(),
+                };
+                generic.push((k, q));
+            }
+            _ => generic.push((k, x)),
         }
     }
-    let layout_tag: u32 = int(v, "layout_tag")?;
-    let fixed_header = FixedHeader {
-        magic: b"HRRY".to_vec(),
-        version_major: int(v, "version_major")?,
-        version_minor: int(v, "version_minor")?,
-        descriptor_length: int(v, "descriptor_length")?,
-        flags: crate::flags::DescriptorFlags(int(v, "flags")?),
-        type_tag: TagValue::from_raw(int(v, "type_tag")?),
-        layout_tag: TagValue::from_raw(layout_tag),
-        rank: int(v, "rank")?,
-    };
-    let shape = de::array(de::field(v, "", "shape")?, "shape")?
-        .iter()
-        .enumerate()
-        .map(|(i, x)| de::int::<u64>(x, &format!("shape[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let layout_fields = LayoutVariant::from_value(
-        layout_tag,
-        de::field(v, "", "layout_fields")?,
-        "layout_fields",
-    )?;
-    let buffers = de::array(de::field(v, "", "buffers")?, "buffers")?
-        .iter()
-        .enumerate()
-        .map(|(i, b)| BufferHandle::from_value(b, &format!("buffers[{i}]")))
-        .collect::<Result<Vec<_>, _>>()?;
-    let quantization = match de::opt(v, "quantization") {
-        None => None,
-        Some(q) => Some(quantization_from_value(q)?),
-    };
-    let sub = |key: &str| de::opt(v, key);
-    Ok(Descriptor {
-        fixed_header,
-        shape,
-        byte_offset: int(v, "byte_offset")?,
-        layout_fields,
-        buffer_table: BufferTable { buffers },
-        quantization,
-        shard: sub("shard")
-            .map(|x| crate::structures::Shard::from_value(x, "shard"))
-            .transpose()?,
-        statistics: sub("statistics")
-            .map(|x| crate::structures::Statistics::from_value(x, "statistics"))
-            .transpose()?,
-        extension_type: sub("extension_type")
-            .map(|x| crate::structures::ExtensionType::from_value(x, "extension_type"))
-            .transpose()?,
-        composite_member: sub("composite_member")
-            .map(|x| crate::structures::CompositeMember::from_value(x, "composite_member"))
-            .transpose()?,
-        skipped: de::skipped(v),
-    })
+    Descriptor::from_value(&Value::Object(generic), "")
 }
 
 fn quantization_from_value(q: &Value) -> Result<QuantizationSection, ValueError> {
@@ -207,9 +153,10 @@ fn quantization_from_value(q: &Value) -> Result<QuantizationSection, ValueError>
         "quantization.scheme_tag",
     )?;
     if let Some(op) = q.get("opaque") {
-        return Ok(QuantizationSection {
-            payload: SchemeVariant::Opaque(tag, de::bytes(op, "quantization.opaque")?),
-        });
+        return Ok(QuantizationSection::new(SchemeVariant::Opaque(
+            tag,
+            de::bytes(op, "quantization.opaque")?,
+        )));
     }
     // Re-nest the header.
     let mut header = vec![("scheme_tag".to_string(), Value::UInt(u64::from(tag)))];
@@ -223,9 +170,11 @@ fn quantization_from_value(q: &Value) -> Result<QuantizationSection, ValueError>
     }
     let mut payload = vec![("header".to_string(), Value::Object(header))];
     payload.extend(rest);
-    Ok(QuantizationSection {
-        payload: SchemeVariant::from_value(tag, &Value::Object(payload), "quantization")?,
-    })
+    Ok(QuantizationSection::new(SchemeVariant::from_value(
+        tag,
+        &Value::Object(payload),
+        "quantization",
+    )?))
 }
 
 /// A KV value as a plain value: strings, integers, floats, booleans, bytes, arrays.
@@ -263,10 +212,10 @@ pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
         .iter()
         .map(|t| {
             let mut d = descriptor_value(&t.descriptor.view.owned());
-            if !t.descriptor.dereferenceable {
-                if let Value::Object(fs) = &mut d {
-                    fs.push(("dereferenceable".into(), Value::Bool(false)));
-                }
+            if !t.descriptor.dereferenceable
+                && let Value::Object(fs) = &mut d
+            {
+                fs.push(("dereferenceable".into(), Value::Bool(false)));
             }
             Value::Object(vec![
                 ("name".into(), Value::Str(t.name.to_string())),

@@ -334,12 +334,7 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
             ));
         }
         let (mut checked, read) =
-            descriptor::read_prefix(&bytes[d as usize..region_end as usize], d, config).map_err(
-                |err| {
-                    // F14: the descriptor's own rule is reported, at its absolute offset.
-                    err
-                },
-            )?;
+            descriptor::read_prefix(&bytes[d as usize..region_end as usize], d, config)?;
         if read as u64 != dl {
             return Err(Error::new(
                 Rule::F11,
@@ -429,25 +424,25 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
         descriptor::check_data(&mut checked, &slices, &offsets, config)?;
         tensors.push(Tensor {
             name: e.name(),
-            entry: e.clone(),
+            entry: *e,
             descriptor: checked,
             data,
             buffers,
         });
     }
     // F30: the first descriptor starts at first_descriptor_offset.
-    if let Some(e) = entries.iter().min_by_key(|e| e.descriptor_offset()) {
-        if e.descriptor_offset() != first {
-            return Err(Error::new(
-                Rule::F30,
-                e.descriptor_offset_at(),
-                format!(
-                    "the first descriptor (`{}`) starts at {}, not at first_descriptor_offset {first}",
-                    e.name(),
-                    e.descriptor_offset()
-                ),
-            ));
-        }
+    if let Some(e) = entries.iter().min_by_key(|e| e.descriptor_offset())
+        && e.descriptor_offset() != first
+    {
+        return Err(Error::new(
+            Rule::F30,
+            e.descriptor_offset_at(),
+            format!(
+                "the first descriptor (`{}`) starts at {}, not at first_descriptor_offset {first}",
+                e.name(),
+                e.descriptor_offset()
+            ),
+        ));
     }
     // Overlaps and padding (F30, F32): every byte not in a part is zero padding.
     covered.sort();

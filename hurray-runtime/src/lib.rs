@@ -22,7 +22,8 @@ pub mod writer;
     clippy::all,
     missing_debug_implementations,
     unreachable_patterns,
-    unused_parens
+    unused_parens,
+    unused_braces
 )]
 pub mod generated {
     include!(concat!(env!("OUT_DIR"), "/hurray_generated.rs"));

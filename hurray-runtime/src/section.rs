@@ -85,7 +85,7 @@ pub trait Section: Sized {
             .iter()
             .filter(|(at, _)| *at <= v)
             .map(|(_, s)| *s)
-            .last()
+            .next_back()
             .unwrap_or(0)
     }
 

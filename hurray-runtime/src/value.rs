@@ -197,7 +197,7 @@ pub fn hex_encode(b: &[u8]) -> String {
 /// Hex digits, spaces allowed.
 pub fn hex_decode(s: &str) -> Option<Vec<u8>> {
     let c: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if c.len() % 2 != 0 {
+    if !c.len().is_multiple_of(2) {
         return None;
     }
     c.chunks(2)

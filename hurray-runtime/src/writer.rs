@@ -99,15 +99,15 @@ impl<W: Write> FileWriter<W> {
             flags = flags.with(FileFlags::SORTED_INDEX);
         }
         let v = Axis::Container.initial();
-        let header = FileHeader {
-            magic: b"HRRYFILE".to_vec(),
-            container_version_major: v.major,
-            container_version_minor: v.minor,
-            file_flags: flags,
-            data_buffer_alignment: options.data_buffer_alignment,
-            first_descriptor_offset: crate::file::HEADER_SIZE,
-            tensor_count_hint: options.tensor_count_hint.unwrap_or(u64::MAX),
-        };
+        let header = FileHeader::new(
+            b"HRRYFILE".to_vec(),
+            v.major,
+            v.minor,
+            flags,
+            options.data_buffer_alignment,
+            crate::file::HEADER_SIZE,
+            options.tensor_count_hint.unwrap_or(u64::MAX),
+        );
         Self::with_header(out, header)
     }
 
@@ -121,7 +121,7 @@ impl<W: Write> FileWriter<W> {
             ));
         }
         if header.first_descriptor_offset < crate::file::HEADER_SIZE
-            || header.first_descriptor_offset % 8 != 0
+            || !header.first_descriptor_offset.is_multiple_of(8)
         {
             return Err(invalid(
                 Rule::F18,
@@ -218,14 +218,14 @@ impl<W: Write> FileWriter<W> {
         };
         // RES-3: pad only to the next multiple of 8 after the last buffer.
         self.align(consts::AFTER_LAST_BUFFER.max(consts::DESCRIPTOR_ALIGNMENT))?;
-        self.entries.push(IndexEntry {
-            name: name.to_string(),
-            descriptor_offset: d,
-            descriptor_length: descriptor.len() as u32,
+        self.entries.push(IndexEntry::new(
+            name.to_string(),
+            d,
+            descriptor.len() as u32,
             data_offset,
             data_length,
-            flags: crate::flags::IndexEntryFlags(0),
-        });
+            crate::flags::IndexEntryFlags(0),
+        ));
         Ok(())
     }
 
@@ -262,11 +262,7 @@ impl<W: Write> FileWriter<W> {
                 .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         }
         self.align(consts::INDEX_ALIGNMENT)?;
-        let index = IndexSection {
-            entries: std::mem::take(&mut self.entries),
-            skipped: Vec::new(),
-        }
-        .to_bytes();
+        let index = IndexSection::new(std::mem::take(&mut self.entries)).to_bytes();
         let index_offset = self.pos;
         self.out.write_all(&index)?;
         self.pos += index.len() as u64;
@@ -275,14 +271,14 @@ impl<W: Write> FileWriter<W> {
         } else {
             0
         };
-        let trailer = Trailer {
+        let trailer = Trailer::new(
             index_offset,
-            index_length: index.len() as u64,
+            index.len() as u64,
             kv_offset,
             kv_length,
-            index_crc32c: crc,
-            trailer_magic: b"HRRY".to_vec(),
-        };
+            crc,
+            b"HRRY".to_vec(),
+        );
         self.out.write_all(&trailer.to_bytes())?;
         self.out.flush()?;
         Ok(self.out)
@@ -307,10 +303,10 @@ pub fn required_versions(d: &Descriptor) -> Vec<(Axis, Version)> {
     }
     let bits = h.flags.bits();
     for b in 0..32 {
-        if bits & (1 << b) != 0 {
-            if let Some(v) = crate::flags::DescriptorFlags::bit_since(b) {
-                bump(Axis::Descriptor, v);
-            }
+        if bits & (1 << b) != 0
+            && let Some(v) = crate::flags::DescriptorFlags::bit_since(b)
+        {
+            bump(Axis::Descriptor, v);
         }
     }
     for b in &d.buffer_table.buffers {
@@ -325,12 +321,16 @@ pub fn required_versions(d: &Descriptor) -> Vec<(Axis, Version)> {
             bump(Axis::Descriptor, t);
         }
     }
-    if let Some(q) = &d.quantization {
-        if let TagClass::Known(s) = crate::tags::Scheme::classify(q.payload.tag()) {
-            bump(Axis::Descriptor, s.since());
-            if let Some(axis) = Axis::of_scheme(q.payload.tag()) {
-                bump(axis, emitted_version(&q.payload.to_value(), axis));
-            }
+    bump(
+        Axis::Descriptor,
+        emitted_version(&d.to_value(), Axis::Descriptor),
+    );
+    if let Some(q) = &d.quantization
+        && let TagClass::Known(s) = crate::tags::Scheme::classify(q.payload.tag())
+    {
+        bump(Axis::Descriptor, s.since());
+        if let Some(axis) = Axis::of_scheme(q.payload.tag()) {
+            bump(axis, emitted_version(&q.payload.to_value(), axis));
         }
     }
     need
@@ -343,10 +343,10 @@ fn emitted_version(v: &Value, axis: Axis) -> Version {
     // their versions come from the generated defaults table.
     let mut need = axis.initial();
     for f in crate::axes::DEFAULTS.iter().filter(|f| f.axis == axis) {
-        if let Some(x) = find(v, f.field) {
-            if !matches!(x, Value::Defaulted(_)) {
-                need = need.max(f.since);
-            }
+        if let Some(x) = find(v, f.field)
+            && !matches!(x, Value::Defaulted(_))
+        {
+            need = need.max(f.since);
         }
     }
     need
@@ -372,39 +372,18 @@ pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
 /// agreed out of band (a private device or memory class, which every reader without the
 /// agreement rejects, BH-12, BH-15) passes the agreed reader configuration.
 pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>, WriteError> {
-    use crate::flags::DescriptorFlags as F;
-    let mut flags = d
-        .fixed_header
-        .flags
-        .without(F::HAS_QUANTIZATION)
-        .without(F::HAS_SHARD)
-        .without(F::HAS_STATISTICS)
-        .without(F::HAS_EXTENSION_TYPE)
-        .without(F::HAS_COMPOSITE_MEMBER);
-    for (present, bit) in [
-        (d.quantization.is_some(), F::HAS_QUANTIZATION),
-        (d.shard.is_some(), F::HAS_SHARD),
-        (d.statistics.is_some(), F::HAS_STATISTICS),
-        (d.extension_type.is_some(), F::HAS_EXTENSION_TYPE),
-        (d.composite_member.is_some(), F::HAS_COMPOSITE_MEMBER),
-    ] {
-        if present {
-            flags = flags.with(bit);
-        }
-    }
-    d.fixed_header.flags = flags;
+    d.sync_presence_flags();
     d.fixed_header.rank = d.shape.len() as u32;
     d.fixed_header.magic = b"HRRY".to_vec();
     for (axis, v) in required_versions(&d) {
         if axis == Axis::Descriptor {
             d.fixed_header.version_major = v.major;
             d.fixed_header.version_minor = v.minor;
-        } else if let Some(q) = &mut d.quantization {
-            if Axis::of_scheme(q.payload.tag()) == Some(axis) {
-                if let Some(h) = q.payload.header_mut() {
-                    h.scheme_version = v.minor;
-                }
-            }
+        } else if let Some(q) = &mut d.quantization
+            && Axis::of_scheme(q.payload.tag()) == Some(axis)
+            && let Some(h) = q.payload.header_mut()
+        {
+            h.scheme_version = v.minor;
         }
     }
     w3(&d)?;
@@ -419,18 +398,18 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
 /// W3: no deprecated value where a replacement exists.
 fn w3(d: &Descriptor) -> Result<(), WriteError> {
     fn check<T: TagSpace>(raw: u32) -> Result<(), WriteError> {
-        if let TagClass::Known(t) = T::classify(raw) {
-            if let (Some(since), Some(r)) = (t.deprecated_since(), t.replacement()) {
-                return Err(invalid(
-                    Rule::Ver7,
-                    format!(
-                        "{} `{}` is deprecated since {since}; write `{}` instead (W3)",
-                        T::NAME,
-                        t.name(),
-                        r.name()
-                    ),
-                ));
-            }
+        if let TagClass::Known(t) = T::classify(raw)
+            && let (Some(since), Some(r)) = (t.deprecated_since(), t.replacement())
+        {
+            return Err(invalid(
+                Rule::Ver7,
+                format!(
+                    "{} `{}` is deprecated since {since}; write `{}` instead (W3)",
+                    T::NAME,
+                    t.name(),
+                    r.name()
+                ),
+            ));
         }
         Ok(())
     }
@@ -461,36 +440,28 @@ pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor
     use crate::wire::TagValue;
     let n = crate::semantic::elements::element_count(shape.iter().copied()).unwrap_or(0);
     let size = crate::semantic::elements::ElementSize::of(element).bytes_for(n);
-    Descriptor {
-        fixed_header: FixedHeader {
-            magic: b"HRRY".to_vec(),
-            version_major: 1,
-            version_minor: 0,
-            descriptor_length: 0,
-            flags: crate::flags::DescriptorFlags(0),
-            type_tag: TagValue::new(element),
-            layout_tag: TagValue::new(crate::tags::Layout::RowMajor),
-            rank: shape.len() as u32,
-        },
-        shape: shape.to_vec(),
-        byte_offset: 0,
-        layout_fields: LayoutVariant::RowMajor,
-        buffer_table: BufferTable {
-            buffers: vec![BufferHandle {
-                byte_size: u64::try_from(size).unwrap_or(u64::MAX),
-                alignment: 64,
-                device_tag: TagValue::new(crate::tags::Device::Cpu),
-                sync_mode: TagValue::new(crate::tags::SyncMode::ProducerSynced),
-                memory_class: TagValue::new(crate::tags::MemoryClass::Standard),
-            }],
-        },
-        quantization: None,
-        shard: None,
-        statistics: None,
-        extension_type: None,
-        composite_member: None,
-        skipped: Vec::new(),
-    }
+    Descriptor::new(
+        FixedHeader::new(
+            b"HRRY".to_vec(),
+            1,
+            0,
+            0,
+            crate::flags::DescriptorFlags(0),
+            TagValue::new(element),
+            TagValue::new(crate::tags::Layout::RowMajor),
+            shape.len() as u32,
+        ),
+        shape.to_vec(),
+        0,
+        LayoutVariant::RowMajor,
+        BufferTable::new(vec![BufferHandle::new(
+            u64::try_from(size).unwrap_or(u64::MAX),
+            64,
+            TagValue::new(crate::tags::Device::Cpu),
+            TagValue::new(crate::tags::SyncMode::ProducerSynced),
+            TagValue::new(crate::tags::MemoryClass::Standard),
+        )]),
+    )
 }
 
 /// The payload of a private quantization scheme: the common header, then `data` (a section
@@ -504,14 +475,13 @@ pub fn private_scheme(
     use crate::structures::{PrivateScheme, QuantizationHeader, SchemeVariant};
     SchemeVariant::Private(
         u32::from(tag),
-        PrivateScheme {
-            header: QuantizationHeader {
-                scheme_tag: crate::wire::TagValue::from_raw(u32::from(tag)),
+        PrivateScheme::new(
+            QuantizationHeader::new(
+                crate::wire::TagValue::from_raw(u32::from(tag)),
                 scheme_version,
                 flags,
-            },
+            ),
             data,
-            skipped: Vec::new(),
-        },
+        ),
     )
 }

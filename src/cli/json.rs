@@ -149,10 +149,9 @@ pub fn evolution_from_json(j: &J) -> Evolution {
                 if let (Some(at), Some(b)) = (
                     x.get("at").and_then(J::as_str),
                     x.get("bytes").and_then(J::as_str),
-                ) {
-                    if let Some(bytes) = hurray_runtime::value::hex_decode(b) {
-                        evo.skipped.push((at.to_string(), bytes));
-                    }
+                ) && let Some(bytes) = hurray_runtime::value::hex_decode(b)
+                {
+                    evo.skipped.push((at.to_string(), bytes));
                 }
             }
         }

@@ -82,10 +82,10 @@ pub fn descriptor(
         "extension_type",
         "composite_member",
     ] {
-        if let Some(x) = v.get(key) {
-            if *x != Value::Null {
-                let _ = writeln!(out, "{pad}  {key:<13} {}", inline(x));
-            }
+        if let Some(x) = v.get(key)
+            && *x != Value::Null
+        {
+            let _ = writeln!(out, "{pad}  {key:<13} {}", inline(x));
         }
     }
     if !dereferenceable {

@@ -118,7 +118,7 @@ pub fn s2_anti_rebind(
                     let now = if ct.name != rt.name {
                         format!("`{}`", ct.name)
                     } else {
-                        format!("{}", ct.identity)
+                        ct.identity.to_string()
                     };
                     diags.push(
                         Diagnostic::new(&lints::S2_REBIND, span, format!("`{}` value {:#04x} was {was} in release {label}; it is now {now}", rs.name, rt.value))

@@ -69,21 +69,20 @@ fn flatten(
             return;
         }
         let name = format!("{prefix}{}", f.name);
-        if let Some(inner) = f.ty.strip_prefix("struct:") {
-            if let Some(st) = snap.structure(inner) {
-                if f.count.is_empty() {
-                    flatten(
-                        snap,
-                        st,
-                        base + off,
-                        &format!("{name}."),
-                        env,
-                        out,
-                        depth + 1,
-                    );
-                    continue;
-                }
-            }
+        if let Some(inner) = f.ty.strip_prefix("struct:")
+            && let Some(st) = snap.structure(inner)
+            && f.count.is_empty()
+        {
+            flatten(
+                snap,
+                st,
+                base + off,
+                &format!("{name}."),
+                env,
+                out,
+                depth + 1,
+            );
+            continue;
         }
         if f.ty.starts_with("dispatch:") {
             return;

@@ -105,10 +105,10 @@ fn path_offset(spec: &Spec, p: &FieldPath) -> Option<u64> {
     for (i, &step) in p.steps.iter().enumerate() {
         let f = &s.fields[step];
         off += f.const_offset()?;
-        if i + 1 < p.steps.len() {
-            if let FieldType::Struct(t) = f.ty {
-                s = spec.s(t);
-            }
+        if i + 1 < p.steps.len()
+            && let FieldType::Struct(t) = f.ty
+        {
+            s = spec.s(t);
         }
     }
     Some(off)
@@ -364,10 +364,11 @@ fn gated_parts(spec: &Spec, fs: &FlagSet, bit: u32) -> String {
     let mut out = Vec::new();
     for st in &spec.structures {
         for f in &st.fields {
-            if let Presence::If(Condition::HasBit(_, set, b)) = &f.presence {
-                if Some(*set) == fsid && *b == bit {
-                    out.push(format!("`{}.{}`", st.name, f.name));
-                }
+            if let Presence::If(Condition::HasBit(_, set, b)) = &f.presence
+                && Some(*set) == fsid
+                && *b == bit
+            {
+                out.push(format!("`{}.{}`", st.name, f.name));
             }
         }
     }

@@ -377,7 +377,7 @@ fn parameters(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result
         .params
         .iter()
         .find(|p| p.name == "scale")
-        .and_then(|p| data.get(u64::from(p.index)));
+        .and_then(|p| data.get(p.index));
     let zp = f
         .params
         .iter()
@@ -495,11 +495,11 @@ fn zero_points(
     ctx: &mut Ctx<'_>,
     storage: ElementType,
     data: Buffers<'_>,
-    index: Option<u32>,
+    index: Option<u64>,
     skip: usize,
     rule: Rule,
 ) -> Result<(), Error> {
-    let Some((b, base)) = index.and_then(|i| data.get(u64::from(i))) else {
+    let Some((b, base)) = index.and_then(|i| data.get(i)) else {
         return Ok(());
     };
     for (i, c) in b[skip.min(b.len())..].chunks_exact(4).enumerate() {

@@ -30,7 +30,7 @@ pub enum LayoutKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
     pub name: &'static str,
-    pub index: u32,
+    pub index: u64,
     /// Absolute offset of the index field, for errors.
     pub at: u64,
 }
@@ -134,69 +134,16 @@ fn scheme_params(p: &SchemeVariantView<'_>) -> (Option<Scheme>, Vec<Param>) {
         TagClass::Known(s) => s,
         _ => return (None, Vec::new()),
     };
-    let (flags, fields): (u16, Vec<(&str, u32, u64)>) = match p {
-        SchemeVariantView::PerTensorAffine(x) => (x.header().flags(), Vec::new()),
-        SchemeVariantView::PerChannelAffine(x) => (
-            x.header().flags(),
-            vec![
-                (
-                    "scale_buffer_index",
-                    x.scale_buffer_index(),
-                    x.scale_buffer_index_at(),
-                ),
-                (
-                    "zero_point_buffer_index",
-                    x.zero_point_buffer_index(),
-                    x.zero_point_buffer_index_at(),
-                ),
-            ],
-        ),
-        SchemeVariantView::PerBlockAffine(x) => (
-            x.header().flags(),
-            vec![
-                (
-                    "scale_buffer_index",
-                    x.scale_buffer_index(),
-                    x.scale_buffer_index_at(),
-                ),
-                (
-                    "zero_point_buffer_index",
-                    x.zero_point_buffer_index(),
-                    x.zero_point_buffer_index_at(),
-                ),
-            ],
-        ),
-        SchemeVariantView::Nf4(x) => (
-            x.header().flags(),
-            vec![(
-                "scale_buffer_index",
-                x.scale_buffer_index(),
-                x.scale_buffer_index_at(),
-            )],
-        ),
-        SchemeVariantView::Mxfp(x) => (
-            x.header().flags(),
-            vec![(
-                "scale_buffer_index",
-                x.scale_buffer_index(),
-                x.scale_buffer_index_at(),
-            )],
-        ),
-        SchemeVariantView::Private(..) | SchemeVariantView::Opaque(..) => {
-            return (None, Vec::new());
-        }
+    let Some(flags) = p.header().map(|h| h.flags()) else {
+        return (None, Vec::new());
     };
     let mut params = Vec::new();
     for (name, field, unless) in scheme.parameters() {
         if unless.is_some_and(|m| u64::from(flags) & m != 0) {
             continue;
         }
-        if let Some((_, index, at)) = fields.iter().find(|(f, _, _)| f == field) {
-            params.push(Param {
-                name,
-                index: *index,
-                at: *at,
-            });
+        if let Some((index, at)) = p.uint_field(field) {
+            params.push(Param { name, index, at });
         }
     }
     (Some(scheme), params)
@@ -329,22 +276,22 @@ fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 format!("byte_offset is {off}; {} requires 0", l.name()),
             )?;
         }
-    } else if let Some(b0) = f.buffer(0) {
-        if off > b0.byte_size() {
-            let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) {
-                Rule::Rm2
-            } else {
-                Rule::Ofs1
-            };
-            ctx.violation(
-                rule,
-                at,
-                format!(
-                    "byte_offset {off} exceeds buffer 0's byte_size {}",
-                    b0.byte_size()
-                ),
-            )?;
-        }
+    } else if let Some(b0) = f.buffer(0)
+        && off > b0.byte_size()
+    {
+        let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) {
+            Rule::Rm2
+        } else {
+            Rule::Ofs1
+        };
+        ctx.violation(
+            rule,
+            at,
+            format!(
+                "byte_offset {off} exceeds buffer 0's byte_size {}",
+                b0.byte_size()
+            ),
+        )?;
     }
     Ok(())
 }
@@ -356,7 +303,7 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let count = f.buffers.len() as u64;
     let at = f.buffer_count_at();
     let layout_buffers = f.layout_buffers();
-    let mut distinct: Vec<u32> = f.params.iter().map(|p| p.index).collect();
+    let mut distinct: Vec<u64> = f.params.iter().map(|p| p.index).collect();
     distinct.sort_unstable();
     distinct.dedup();
     let quantized = f.flags.has(DescriptorFlags::HAS_QUANTIZATION);
@@ -412,7 +359,7 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 p.at,
                 format!("{} buffer index 0 is the data buffer", p.name),
             )?;
-        } else if u64::from(p.index) < layout_buffers {
+        } else if p.index < layout_buffers {
             ctx.violation(
                 Rule::P1,
                 p.at,
@@ -480,7 +427,7 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                         LayoutKind::Known(Layout::BlockPaged) => Rule::Bp12,
                         LayoutKind::Known(Layout::Csf) => Rule::Cf14,
                         // A quantization parameter buffer away from the data (RES-41).
-                        _ if f.params.iter().any(|p| p.index as usize == i) => Rule::P4,
+                        _ if f.params.iter().any(|p| p.index == i as u64) => Rule::P4,
                         _ => Rule::Bh14,
                     };
                     ctx.violation(rule, b.device_tag_at(), format!("buffers differ in device ({:#04x} vs {dev:#04x}) or memory class ({:#04x} vs {mem:#04x})", a.device_tag().raw(), a.memory_class().raw()))?;
@@ -554,50 +501,50 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         }
         LayoutVariantView::Strided(s) => {
             // ST-2…ST-4 (RES-26): the footprint formula, in elements; nothing for an empty tensor.
-            if f.count.is_some_and(|n| n > 0) {
-                if let Some(e) = f.elem {
-                    let (mut lo, mut hi): (i128, i128) = (0, 0);
-                    for (k, st) in s.strides().iter().enumerate() {
-                        let ext = i128::from(st) * (i128::from(f.shape[k]) - 1);
-                        if ext < 0 { lo += ext } else { hi += ext }
-                    }
-                    let range = (hi - lo + 1) as u128;
-                    let off = i128::from(f.v.byte_offset());
-                    let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
-                    match e.whole_bytes() {
-                        Some(w) => {
-                            let w = i128::from(w);
-                            if off + lo * w < 0 {
-                                ctx.violation(Rule::St2, f.v.byte_offset_at(), format!("byte_offset {off} leaves the lowest element {} bytes before buffer 0", -(off + lo * w)))?;
-                            } else if off.saturating_add((hi + 1).saturating_mul(w)) > size {
-                                ctx.violation(Rule::St3, f.v.byte_offset_at(), format!("the highest element ends at byte {}, past buffer 0's {size} bytes", off + (hi + 1) * w))?;
-                            }
-                        }
-                        None => {
-                            // Sub-byte types: bit-granular positions.
-                            let bits = match e {
-                                ElementSize::Packed { bits } => i128::from(bits),
-                                _ => 6,
-                            };
-                            if off * 8 + lo * bits < 0 {
-                                ctx.violation(
-                                    Rule::St2,
-                                    f.v.byte_offset_at(),
-                                    "the lowest element lies before buffer 0",
-                                )?;
-                            } else if (off * 8).saturating_add((hi + 1).saturating_mul(bits))
-                                > size.saturating_mul(8)
-                            {
-                                ctx.violation(
-                                    Rule::St3,
-                                    f.v.byte_offset_at(),
-                                    "the highest element lies past buffer 0",
-                                )?;
-                            }
-                        }
-                    }
-                    need(f, ctx, Rule::St4, 0, e.bytes_for(range), false, "data")?;
+            if f.count.is_some_and(|n| n > 0)
+                && let Some(e) = f.elem
+            {
+                let (mut lo, mut hi): (i128, i128) = (0, 0);
+                for (k, st) in s.strides().iter().enumerate() {
+                    let ext = i128::from(st) * (i128::from(f.shape[k]) - 1);
+                    if ext < 0 { lo += ext } else { hi += ext }
                 }
+                let range = (hi - lo + 1) as u128;
+                let off = i128::from(f.v.byte_offset());
+                let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
+                match e.whole_bytes() {
+                    Some(w) => {
+                        let w = i128::from(w);
+                        if off + lo * w < 0 {
+                            ctx.violation(Rule::St2, f.v.byte_offset_at(), format!("byte_offset {off} leaves the lowest element {} bytes before buffer 0", -(off + lo * w)))?;
+                        } else if off.saturating_add((hi + 1).saturating_mul(w)) > size {
+                            ctx.violation(Rule::St3, f.v.byte_offset_at(), format!("the highest element ends at byte {}, past buffer 0's {size} bytes", off + (hi + 1) * w))?;
+                        }
+                    }
+                    None => {
+                        // Sub-byte types: bit-granular positions.
+                        let bits = match e {
+                            ElementSize::Packed { bits } => i128::from(bits),
+                            _ => 6,
+                        };
+                        if off * 8 + lo * bits < 0 {
+                            ctx.violation(
+                                Rule::St2,
+                                f.v.byte_offset_at(),
+                                "the lowest element lies before buffer 0",
+                            )?;
+                        } else if (off * 8).saturating_add((hi + 1).saturating_mul(bits))
+                            > size.saturating_mul(8)
+                        {
+                            ctx.violation(
+                                Rule::St3,
+                                f.v.byte_offset_at(),
+                                "the highest element lies past buffer 0",
+                            )?;
+                        }
+                    }
+                }
+                need(f, ctx, Rule::St4, 0, e.bytes_for(range), false, "data")?;
             }
         }
         LayoutVariantView::Tiled(t) => {
@@ -638,18 +585,18 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             let max = bits.iter().copied().max().unwrap_or(0) as u64;
             if total > 62 || max * f.rank > total {
                 ctx.violation(Rule::Mo4, m.morton_bits_at(), format!("morton_bits {bits:?}: codes need {} bits but the buffer holds 2^{total} elements (RES-28)", max * f.rank))?;
-            } else if f.count.is_some_and(|n| n > 0) {
-                if let Some(e) = f.elem {
-                    need(
-                        f,
-                        ctx,
-                        Rule::Mo4,
-                        0,
-                        e.bytes_for(1u128 << total),
-                        false,
-                        "data",
-                    )?;
-                }
+            } else if f.count.is_some_and(|n| n > 0)
+                && let Some(e) = f.elem
+            {
+                need(
+                    f,
+                    ctx,
+                    Rule::Mo4,
+                    0,
+                    e.bytes_for(1u128 << total),
+                    false,
+                    "data",
+                )?;
             }
         }
         LayoutVariantView::Coo(c) => {
@@ -708,14 +655,14 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 "leaf crd",
             )?;
             for i in 1..=2 * f.rank {
-                if let Some(b) = f.buffer(i) {
-                    if b.byte_size() % 8 != 0 {
-                        ctx.violation(
-                            Rule::Cf16,
-                            b.byte_size_at(),
-                            format!("buffer {i} is not a whole number of u64"),
-                        )?;
-                    }
+                if let Some(b) = f.buffer(i)
+                    && b.byte_size() % 8 != 0
+                {
+                    ctx.violation(
+                        Rule::Cf16,
+                        b.byte_size_at(),
+                        format!("buffer {i} is not a whole number of u64"),
+                    )?;
                 }
             }
         }
@@ -733,23 +680,24 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 true,
                 "seq_ptr",
             )?;
-            if let Some(b) = f.buffer(1) {
-                if b.byte_size() % ib != 0 {
-                    ctx.violation(
-                        Rule::Bp22,
-                        b.byte_size_at(),
-                        format!("block_table is not a whole number of {ib}-byte entries"),
-                    )?;
-                }
+            if let Some(b) = f.buffer(1)
+                && b.byte_size() % ib != 0
+            {
+                ctx.violation(
+                    Rule::Bp22,
+                    b.byte_size_at(),
+                    format!("block_table is not a whole number of {ib}-byte entries"),
+                )?;
             }
-            if let (Some(e), Some(&h), Some(&d)) = (f.elem, f.shape.get(1), f.shape.get(2)) {
-                if h != DYNAMIC && d != DYNAMIC {
-                    let n = u128::from(p.num_pages())
-                        .saturating_mul(u128::from(p.page_size()))
-                        .saturating_mul(u128::from(h))
-                        .saturating_mul(u128::from(d));
-                    need(f, ctx, Rule::Bp23, 0, e.bytes_for(n), false, "page_pool")?;
-                }
+            if let (Some(e), Some(&h), Some(&d)) = (f.elem, f.shape.get(1), f.shape.get(2))
+                && h != DYNAMIC
+                && d != DYNAMIC
+            {
+                let n = u128::from(p.num_pages())
+                    .saturating_mul(u128::from(p.page_size()))
+                    .saturating_mul(u128::from(h))
+                    .saturating_mul(u128::from(d));
+                need(f, ctx, Rule::Bp23, 0, e.bytes_for(n), false, "page_pool")?;
             }
         }
         LayoutVariantView::Composite(c) => {
@@ -847,10 +795,10 @@ fn compressed(
         )?;
     }
     need(f, ctx, rule, 1, u128::from(nnz) * 8, true, "indices")?;
-    if let Some(&n) = f.shape.get(dim) {
-        if n != DYNAMIC {
-            need(f, ctx, rule, 2, (u128::from(n) + 1) * 8, true, "pointers")?;
-        }
+    if let Some(&n) = f.shape.get(dim)
+        && n != DYNAMIC
+    {
+        need(f, ctx, rule, 2, (u128::from(n) + 1) * 8, true, "pointers")?;
     }
     Ok(())
 }
@@ -894,13 +842,7 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         _ => false,
     };
     if !storage_ok {
-        let rule = match scheme {
-            Scheme::PerTensorAffine => Rule::Pt4,
-            Scheme::PerChannelAffine => Rule::Pc8,
-            Scheme::PerBlockAffine => Rule::Pb7,
-            Scheme::Nf4 => Rule::Nf6,
-            Scheme::Mxfp => Rule::Mx6,
-        };
+        let rule = scheme.storage_rule();
         ctx.violation(
             rule,
             f.v.fixed_header().type_tag_at(),
@@ -918,18 +860,18 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     };
     let shape_at = |axis: u32| f.shape.get(axis as usize).copied();
     match payload {
-        SchemeVariantView::PerTensorAffine(p) => {
-            if !zero_point_in_range(storage, i64::from(p.zero_point())) {
-                ctx.violation(
-                    Rule::Pt2,
-                    p.zero_point_at(),
-                    format!(
-                        "zero_point {} is outside {}'s range",
-                        p.zero_point(),
-                        storage.name()
-                    ),
-                )?;
-            }
+        SchemeVariantView::PerTensorAffine(p)
+            if !zero_point_in_range(storage, i64::from(p.zero_point())) =>
+        {
+            ctx.violation(
+                Rule::Pt2,
+                p.zero_point_at(),
+                format!(
+                    "zero_point {} is outside {}'s range",
+                    p.zero_point(),
+                    storage.name()
+                ),
+            )?;
         }
         SchemeVariantView::PerChannelAffine(p) => {
             let Some(c) = shape_at(p.axis()) else {
@@ -976,16 +918,15 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             if let Some(b) = blocks {
                 param_sizes(f, ctx, Rule::Pb6, b, scale, 4)?;
             }
-            if let LayoutKind::Known(Layout::BlockPaged) = f.layout {
-                if let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields() {
-                    if p.axis() != 0 || p.block_size() != bp.page_size() {
-                        ctx.violation(
-                            Rule::Bp13,
-                            p.axis_at(),
-                            "paged per-block quantization needs axis 0 and block_size = page_size",
-                        )?;
-                    }
-                }
+            if let LayoutKind::Known(Layout::BlockPaged) = f.layout
+                && let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields()
+                && (p.axis() != 0 || p.block_size() != bp.page_size())
+            {
+                ctx.violation(
+                    Rule::Bp13,
+                    p.axis_at(),
+                    "paged per-block quantization needs axis 0 and block_size = page_size",
+                )?;
             }
         }
         SchemeVariantView::Nf4(p) => {
@@ -1043,7 +984,9 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 param_sizes(f, ctx, Rule::Mx5, b, 1, 1)?;
             }
         }
-        SchemeVariantView::Private(..) | SchemeVariantView::Opaque(..) => {}
+        // Private, opaque, and schemes without rules of their own here.
+        #[allow(unreachable_patterns)]
+        _ => {}
     }
     Ok(())
 }
@@ -1104,33 +1047,17 @@ fn param_sizes(
             f,
             ctx,
             rule,
-            u64::from(s.index),
+            s.index,
             count * (scale_bytes + zp_bytes),
             true,
             "shared scales and zero points",
         )?,
         (s, z) => {
             if let Some(s) = s {
-                need(
-                    f,
-                    ctx,
-                    rule,
-                    u64::from(s.index),
-                    count * scale_bytes,
-                    true,
-                    "scales",
-                )?;
+                need(f, ctx, rule, s.index, count * scale_bytes, true, "scales")?;
             }
             if let Some(z) = z {
-                need(
-                    f,
-                    ctx,
-                    rule,
-                    u64::from(z.index),
-                    count * zp_bytes,
-                    true,
-                    "zero points",
-                )?;
+                need(f, ctx, rule, z.index, count * zp_bytes, true, "zero points")?;
             }
         }
     }
@@ -1201,17 +1128,17 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 LayoutVariantView::Csf(c) => Some((c.nnz(), Rule::Cf15)),
                 _ => None,
             };
-            if let Some((n, rule)) = layout_nnz {
-                if st.nnz() != n {
-                    ctx.violation(
-                        rule,
-                        st.nnz_at(),
-                        format!(
-                            "statistics nnz {} differs from the layout's nnz {n}",
-                            st.nnz()
-                        ),
-                    )?;
-                }
+            if let Some((n, rule)) = layout_nnz
+                && st.nnz() != n
+            {
+                ctx.violation(
+                    rule,
+                    st.nnz_at(),
+                    format!(
+                        "statistics nnz {} differs from the layout's nnz {n}",
+                        st.nnz()
+                    ),
+                )?;
             }
         }
         if st.computed_mask().has(ComputedMask::NM_SPARSITY_VALID) && st.nm_n() > st.nm_m() {

@@ -11,7 +11,7 @@ pub fn axes(spec: &Spec) -> TokenStream {
     let docs: Vec<_> = spec.axes.iter().map(|a| doc(&a.title)).collect();
     let names: Vec<_> = spec.axes.iter().map(|a| a.name.as_str()).collect();
     let indices: Vec<_> = (0..spec.axes.len())
-        .map(|i| Literal::usize_unsuffixed(i))
+        .map(Literal::usize_unsuffixed)
         .collect();
     let currents: Vec<_> = spec
         .axes
@@ -231,6 +231,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
             rule_path(spec, sp.reject.private),
         );
         let raw = prim_type(sp.width.prim());
+        let wbytes = Literal::usize_unsuffixed(sp.width.bytes() as usize);
         let variants: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
         let docs: Vec<_> = sp
             .tags
@@ -348,6 +349,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
             #allow_dep
             impl crate::wire::TagSpace for #ty {
                 const NAME: &'static str = #name;
+                const WIDTH: usize = #wbytes;
                 const AXIS: crate::generated::axes::Axis = #axis;
                 const REJECT_INVALID: crate::generated::rules::Rule = #inv;
                 const REJECT_UNKNOWN: crate::generated::rules::Rule = #unk;
@@ -518,6 +520,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             let mut storage = Vec::new();
             let mut params = Vec::new();
             let mut flags = Vec::new();
+            let mut storage_rules = Vec::new();
             for t in &sp.tags {
                 if let TagAttrs::Scheme(a) = &t.attrs {
                     let et = spec.space("element_type").map(|e| space_type(spec, e));
@@ -548,6 +551,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                         .collect();
                     params.push(quote!(&[#(#ps),*]));
                     flags.push(spec.fs(a.flags).name.clone());
+                    storage_rules.push(rule_path(spec, a.storage_rule));
                 }
             }
             if storage.len() != sp.tags.len() {
@@ -556,6 +560,8 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             quote! {
                 /// Element types the scheme may quantize.
                 pub fn storage(self) -> &'static [super::tags::ElementType] { match self { #(#ty::#vs => #storage,)* } }
+                /// The rule a payload breaks when its type tag is not in `storage`.
+                pub fn storage_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #storage_rules,)* } }
                 /// Parameter buffers: `(name, payload field holding the index, flag mask that drops it)`.
                 pub fn parameters(self) -> &'static [(&'static str, &'static str, Option<u64>)] { match self { #(#ty::#vs => #params,)* } }
                 /// The scheme's flag set.
@@ -606,6 +612,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
     for (i, fs) in spec.flag_sets.iter().enumerate() {
         let ty = flags_type(spec, FlagSetId(i as u32));
         let raw = prim_type(fs.width.prim());
+        let wbytes = Literal::usize_unsuffixed(fs.width.bytes() as usize);
         let name = fs.name.as_str();
         let axis = axis_path(spec, fs.axis);
         let rule = rule_path(spec, fs.rule);
@@ -690,6 +697,12 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 pub fn with(self, other: #ty) -> #ty { #ty(self.0 | other.0) }
                 pub fn without(self, other: #ty) -> #ty { #ty(self.0 & !other.0) }
                 pub fn has(self, other: #ty) -> bool { self.0 & other.0 == other.0 }
+            }
+
+            impl crate::section::WireField for #ty {
+                const SIZE: usize = #wbytes;
+                fn read_le(b: &[u8]) -> Self { #ty(<#raw as crate::wire::Scalar>::from_le(b)) }
+                fn write_le(&self, out: &mut Vec<u8>) { crate::wire::Scalar::put(self.0, out) }
             }
 
             impl crate::wire::FlagSet for #ty {

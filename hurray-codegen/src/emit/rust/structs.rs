@@ -183,11 +183,13 @@ fn is_simple(spec: &Spec, id: StructId) -> bool {
             f.const_offset().is_some()
                 && f.presence == Presence::Always
                 && f.since == s.since
-                && match (&f.ty, &f.count) {
-                    (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => true,
-                    (FieldType::Bytes, Some(Count::Const(_))) => true,
-                    _ => false,
-                }
+                && matches!(
+                    (&f.ty, &f.count),
+                    (
+                        FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_),
+                        None
+                    ) | (FieldType::Bytes, Some(Count::Const(_)))
+                )
         })
 }
 
@@ -552,6 +554,7 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
     let mut inits = Vec::new();
     let mut accessors = Vec::new();
     let mut owned_fields = Vec::new();
+    let mut uint_arms = Vec::new();
     let derived = derived(spec, id);
 
     for (i, f) in s.fields.iter().enumerate() {
@@ -660,6 +663,22 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
         }
         accessors.push(quote!(/// Absolute byte offset of this field.
             pub fn #at_name(&self) -> u64 { self.#oi }));
+        if let (FieldType::Prim(p), true, false) = (&f.ty, is_scalar(f), recursive)
+            && p.is_int()
+            && !p.is_signed()
+        {
+            let key = f.name.as_str();
+            let get = if !stored[i] {
+                quote!(Some(self.#name() as u64))
+            } else if optional {
+                quote!(self.#name().map(|v| v as u64))
+            } else if appended(s, f) {
+                quote!(Some(self.#name().value() as u64))
+            } else {
+                quote!(Some(self.#name() as u64))
+            };
+            uint_arms.push(quote!(#key => #get.map(|v| (v, self.#oi)),));
+        }
         // Owned conversion.
         if derived[i].is_some() {
             continue;
@@ -766,6 +785,16 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
             /// Absolute offset of the structure's first byte.
             pub fn offset(&self) -> u64 { self.offset }
             #(#accessors)*
+
+            /// An unsigned integer field by its spec name, with its absolute offset: how
+            /// hand-written rules reach a field that a later version's structure may carry.
+            #[allow(clippy::match_single_binding, unused_variables)]
+            pub fn uint_field(&self, name: &str) -> Option<(u64, u64)> {
+                match name {
+                    #(#uint_arms)*
+                    _ => None,
+                }
+            }
 
             /// An owned copy.
             pub fn owned(&self) -> #oname {
@@ -885,8 +914,7 @@ fn owned_conv(cx: &Ctx, id: StructId, f: &Field, stored: bool) -> TokenStream {
         let inner = one(quote!(v));
         quote!(self.#fi.as_ref().map(|v| #inner))
     } else {
-        let inner = one(quote!(self.#fi));
-        inner
+        one(quote!(self.#fi))
     }
 }
 
@@ -904,16 +932,20 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
         let what = f.name.as_str();
         out.extend(quote!(let #oi = r.offset();));
         let parse = field_parse(cx, id, i, f, node);
-        let mut expr = parse;
+        let mut guards = Vec::new();
         if appended(s, f) {
             let v = version_tokens(f.since);
             let ax = axis_path(spec, s.axis);
-            expr = quote!(if #v <= ctx.acting(#ax) { Some(#expr) } else { None });
+            guards.push(quote!(#v <= ctx.acting(#ax)));
         }
         if let Presence::If(c) = &f.presence {
-            let c = condition_expr(spec, c, false);
-            expr = quote!(if #c { Some(#expr) } else { None });
+            guards.push(condition_expr(spec, c, false));
         }
+        let expr = if guards.is_empty() {
+            parse
+        } else {
+            quote!(if #(#guards)&&* { Some(#parse) } else { None })
+        };
         out.extend(quote!(let #fi = #expr;));
         // Tag and flag checks at the acting version.
         let per_value = |body: TokenStream| -> TokenStream {
@@ -941,15 +973,14 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
             }
         }
         // The scheme's own flags inside the shared quantization header.
-        if let (Some(fs), FieldType::Struct(h)) = (scheme_flags, &f.ty) {
-            if let Some((_, hf)) = spec.s(*h).field("flags") {
-                if let (Some(off), Some(p)) = (hf.const_offset(), hf.ty.scalar_prim(spec)) {
-                    let t = flags_type(spec, fs);
-                    let off = lit_u64(off);
-                    let _ = p;
-                    out.extend(quote!(ctx.flags(super::flags::#t(#fi.flags()), #oi + #off)?;));
-                }
-            }
+        if let (Some(fs), FieldType::Struct(h)) = (scheme_flags, &f.ty)
+            && let Some((_, hf)) = spec.s(*h).field("flags")
+            && let (Some(off), Some(p)) = (hf.const_offset(), hf.ty.scalar_prim(spec))
+        {
+            let t = flags_type(spec, fs);
+            let off = lit_u64(off);
+            let _ = p;
+            out.extend(quote!(ctx.flags(super::flags::#t(#fi.flags()), #oi + #off)?;));
         }
         out.extend(checks(cx, id, f));
         let _ = what;
@@ -968,23 +999,24 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
             }
         }
         // The structure's own length prefix bounds everything after it.
-        if let Prefix::Own { field } = prefix {
-            if field == i {
-                if let Framing::LengthPrefixed { by_field, rule, .. } = &s.framing {
-                    let e = {
-                        let pf = spec.resolve(by_field);
-                        let inner = if by_field.root == id {
-                            path_expr(spec, by_field, false)
-                        } else {
-                            // `fixed_header.descriptor_length` read through this structure's field.
-                            let n = ident(&pf.name);
-                            quote!(#fi.#n())
-                        };
-                        unwrap_scalar(spec, &pf.ty, inner)
-                    };
-                    let rule = rule_path(spec, *rule);
-                    let title = s.title.as_str();
-                    out.extend(quote! {
+        if let Prefix::Own { field } = prefix
+            && field == i
+            && let Framing::LengthPrefixed { by_field, rule, .. } = &s.framing
+        {
+            let e = {
+                let pf = spec.resolve(by_field);
+                let inner = if by_field.root == id {
+                    path_expr(spec, by_field, false)
+                } else {
+                    // `fixed_header.descriptor_length` read through this structure's field.
+                    let n = ident(&pf.name);
+                    quote!(#fi.#n())
+                };
+                unwrap_scalar(spec, &pf.ty, inner)
+            };
+            let rule = rule_path(spec, *rule);
+            let title = s.title.as_str();
+            out.extend(quote! {
                         let __len = #e as u64;
                         let __used = r.offset() - offset;
                         if __len < __used {
@@ -993,8 +1025,6 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
                         let mut __sub = r.sub(__len - __used, #rule, #title)?;
                         let r = &mut __sub;
                     });
-                }
-            }
         }
     }
     // Surplus bytes of a length-prefixed structure (RES-7, CD2).
@@ -1382,22 +1412,23 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
     let lp = s.framing.is_length_prefixed();
 
     let mut fields = Vec::new();
+    let mut new_params = Vec::new();
+    let mut new_inits = Vec::new();
     let mut encode = TokenStream::new();
     let mut to_value = Vec::new();
     let mut from_value = TokenStream::new();
     let mut ctor = Vec::new();
 
     // Pre-encode fields whose length an earlier field gives (enclosed length prefixes).
-    for i in 0..s.fields.len() {
-        if let Some(j) = derived[i] {
-            if enclosed_prefix(spec, id, j) == Some(i) {
-                let tmp = format_ident!("__enc_{}", j);
-                let jn = ident(&s.fields[j].name);
-                let enc = encode_field(cx, id, &s.fields[j], quote!(self.#jn));
-                encode.extend(
-                    quote!(let mut #tmp: Vec<u8> = Vec::new(); { let out = &mut #tmp; #enc }),
-                );
-            }
+    for (i, d) in derived.iter().enumerate() {
+        if let Some(j) = *d
+            && enclosed_prefix(spec, id, j) == Some(i)
+        {
+            let tmp = format_ident!("__enc_{}", j);
+            let jn = ident(&s.fields[j].name);
+            let enc = encode_field(cx, id, &s.fields[j], quote!(self.#jn));
+            encode
+                .extend(quote!(let mut #tmp: Vec<u8> = Vec::new(); { let out = &mut #tmp; #enc }));
         }
     }
 
@@ -1442,6 +1473,12 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         };
         fields.push(quote!(#d pub #name: #ty,));
         ctor.push(quote!(#name: #fi,));
+        if optional {
+            new_inits.push(quote!(#name: None,));
+        } else {
+            new_params.push(quote!(#name: #ty));
+            new_inits.push(quote!(#name,));
+        }
         // encode
         if enclosed_prefix(spec, id, i).is_some() {
             let tmp = format_ident!("__enc_{}", i);
@@ -1494,12 +1531,51 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
             from_value.extend(quote!(let #fi = { let __x = crate::value::de::field(v, path, #key)?; let __p = format!("{}.{}", path, #key); #fv };));
         }
     }
+    // Flag bits that gate this structure's optional fields, kept in step with presence.
+    let mut sync = Vec::new();
+    for f in &s.fields {
+        if let Presence::If(Condition::HasBit(path, _, bit)) = &f.presence {
+            if path.root != id || !matches!(path_field(spec, path).ty, FieldType::Flags(_)) {
+                continue;
+            }
+            let mut e = quote!(self);
+            let mut cur: Option<&Field> = None;
+            for &step in &path.steps {
+                let next = match cur {
+                    None => &s.fields[step],
+                    Some(c) => match c.ty {
+                        FieldType::Struct(t) => &spec.s(t).fields[step],
+                        _ => break,
+                    },
+                };
+                let n = ident(&next.name);
+                e = quote!(#e.#n);
+                cur = Some(next);
+            }
+            let name = ident(&f.name);
+            let m = Literal::u64_unsuffixed(1u64 << bit);
+            sync.push(quote! {
+                if self.#name.is_some() { #e.0 |= #m; } else { #e.0 &= !#m; }
+            });
+        }
+    }
+    let sync_fn = if sync.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// Set every flag bit that gates an optional field to whether the field is present.
+            pub fn sync_presence_flags(&mut self) {
+                #(#sync)*
+            }
+        }
+    };
     if lp {
         fields.push(
             quote!(/// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
             pub skipped: Vec<u8>,),
         );
         ctor.push(quote!(skipped: crate::value::de::skipped(v),));
+        new_inits.push(quote!(skipped: Vec::new(),));
         encode.extend(quote!(out.extend_from_slice(&self.skipped);));
         to_value.push(quote!(if !self.skipped.is_empty() {
             out.push((
@@ -1514,6 +1590,14 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         pub struct #oname { #(#fields)* }
 
         impl #oname {
+            /// A value with every field the structure always has; optional and appended
+            /// fields start absent.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(#(#new_params),*) -> Self {
+                #oname { #(#new_inits)* }
+            }
+            #sync_fn
+
             /// Append the encoding.
             #[allow(unused_variables, clippy::identity_op)]
             pub fn encode(&self, out: &mut Vec<u8>) {
@@ -1846,6 +1930,18 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     } else {
         quote!(_ => Err(crate::value::ValueError::new(path, format!("{:#04x} is not a known {} value", tag, #ty::NAME_STR))),)
     };
+    let mut uint_arms: Vec<_> = sp
+        .tags
+        .iter()
+        .filter(|t| t.structure.is_some())
+        .map(|t| {
+            let v = camel(&t.name);
+            quote!(#vv::#v(x) => x.uint_field(name),)
+        })
+        .collect();
+    if private_struct.is_some() {
+        uint_arms.push(quote!(#vv::Private(_, x) => x.uint_field(name),));
+    }
     // A field every variant starts with (the quantization header): an accessor on both enums.
     let common = common_first_field(spec, space);
     let (common_view, common_owned) = match &common {
@@ -1953,6 +2049,13 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
 
             pub fn owned(&self) -> #vo {
                 match self { #(#owned_arms)* }
+            }
+
+            /// An unsigned integer field of the selected structure, by its spec name, with
+            /// its absolute offset.
+            pub fn uint_field(&self, name: &str) -> Option<(u64, u64)> {
+                #[allow(unreachable_patterns)]
+                match self { #(#uint_arms)* _ => None }
             }
             #common_view
         }

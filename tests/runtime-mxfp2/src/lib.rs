@@ -1,0 +1,7 @@
+//! `hurray-runtime`'s own source, compiled against code generated from spec/ with the
+//! `mxfp-bias-correction` amendment (tests/fixtures/amendments/mxfp-bias-correction): a second, newer build of the runtime,
+//! so the evolvability tests can make two builds from two spec versions talk to each other.
+
+#[path = "../../../hurray-runtime/src/lib.rs"]
+mod runtime;
+pub use runtime::*;
