@@ -959,6 +959,7 @@ fn files(tensors: Vec<Tensor>, kv: Vec<KvEntry>, sorted: bool) -> FileSpec {
             kv: !kv.is_empty(),
             sorted_index: sorted,
             tensor_count_hint: Some(tensors.len() as u64),
+            ..FileOptions::default()
         },
         first_descriptor_offset: 64,
         tensors,

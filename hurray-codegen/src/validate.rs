@@ -427,6 +427,18 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
     let _ = id;
 }
 
+/// The rule bounding a dispatched field when every structure its space selects is
+/// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
+pub fn dispatch_bound(spec: &Spec, space: SpaceId) -> Option<RuleId> {
+    let vs = variants(spec, space);
+    let bound = |id: &StructId| match &spec.s(*id).framing {
+        Framing::LengthPrefixed { rule, .. } => Some(*rule),
+        Framing::Fixed => None,
+    };
+    let first = vs.first().and_then(bound)?;
+    vs.iter().all(|v| bound(v).is_some()).then_some(first)
+}
+
 /// The structures a dispatching space selects.
 pub fn variants(spec: &Spec, space: SpaceId) -> Vec<StructId> {
     let sp = spec.sp(space);

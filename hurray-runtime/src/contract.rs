@@ -187,8 +187,12 @@ pub fn kv_value(v: &KvValueVariant) -> Value {
         KvValueVariant::Bool(x) => Value::Bool(x.value != 0),
         KvValueVariant::Bytes(x) => Value::Bytes(x.value.clone()),
         KvValueVariant::Array(x) => Value::Array(x.elements.iter().map(kv_value).collect()),
+        // A value type a later spec added: its structure's fields, a lone `value` unwrapped.
         #[allow(unreachable_patterns)]
-        _ => Value::Null,
+        other => match other.to_value() {
+            Value::Object(mut fs) if fs.len() == 1 && fs[0].0 == "value" => fs.remove(0).1,
+            v => v,
+        },
     }
 }
 
@@ -284,6 +288,15 @@ pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
         ("kv".into(), Value::Array(kv)),
         ("warnings".into(), Value::Array(warnings)),
     ];
+    // Fields of the index section beyond its entries (appended by a later container version,
+    // defaulted, or skipped), when there are any.
+    let index: Vec<(String, Value)> = fields(f.index.owned().to_value())
+        .into_iter()
+        .filter(|(k, _)| k != "entries")
+        .collect();
+    if !index.is_empty() {
+        out.push(("index".into(), Value::Object(index)));
+    }
     if !f.composites.is_empty() {
         let comps = f
             .composites

@@ -65,6 +65,11 @@ pub struct FileOptions {
     pub sorted_index: bool,
     /// The tensor count, if known now.
     pub tensor_count_hint: Option<u64>,
+    /// The container version the header declares. The header is written first and never
+    /// revisited (RES-4), so the caller names the version up front; [`FileWriter::finish`]
+    /// refuses a file that emits anything newer (W2). The default, the axis's initial
+    /// version, is the lowest (W1) and covers every file that uses nothing added later.
+    pub container_version: Version,
 }
 
 impl Default for FileOptions {
@@ -74,6 +79,7 @@ impl Default for FileOptions {
             kv: false,
             sorted_index: false,
             tensor_count_hint: None,
+            container_version: Axis::Container.initial(),
         }
     }
 }
@@ -84,7 +90,7 @@ pub struct FileWriter<W: Write> {
     out: W,
     pos: u64,
     header: FileHeader,
-    entries: Vec<IndexEntry>,
+    index: IndexSection,
 }
 
 impl<W: Write> FileWriter<W> {
@@ -98,7 +104,7 @@ impl<W: Write> FileWriter<W> {
         if options.sorted_index {
             flags = flags.with(FileFlags::SORTED_INDEX);
         }
-        let v = Axis::Container.initial();
+        let v = options.container_version;
         let header = FileHeader::new(
             b"HRRYFILE".to_vec(),
             v.major,
@@ -137,7 +143,7 @@ impl<W: Write> FileWriter<W> {
             out,
             pos: bytes.len() as u64,
             header,
-            entries: Vec::new(),
+            index: IndexSection::new(Vec::new()),
         };
         let first = w.header.first_descriptor_offset;
         w.pad_to(first)?;
@@ -169,7 +175,7 @@ impl<W: Write> FileWriter<W> {
         if name.is_empty() || name.len() > usize::from(u16::MAX) {
             return Err(invalid(Rule::F28, "a tensor name is 1 to 65535 bytes"));
         }
-        if self.entries.iter().any(|e| e.name == name) {
+        if self.index.entries.iter().any(|e| e.name == name) {
             return Err(invalid(
                 Rule::F25,
                 format!("the name `{name}` is already used"),
@@ -218,7 +224,7 @@ impl<W: Write> FileWriter<W> {
         };
         // RES-3: pad only to the next multiple of 8 after the last buffer.
         self.align(consts::AFTER_LAST_BUFFER.max(consts::DESCRIPTOR_ALIGNMENT))?;
-        self.entries.push(IndexEntry::new(
+        self.index.entries.push(IndexEntry::new(
             name.to_string(),
             d,
             descriptor.len() as u32,
@@ -229,9 +235,30 @@ impl<W: Write> FileWriter<W> {
         Ok(())
     }
 
+    /// The index section [`Self::finish`] writes: its entries are added by
+    /// [`Self::add_tensor`]; fields a later container version appended to it start absent
+    /// (written as their defaults, or not at all) and may be set here.
+    pub fn index_section(&mut self) -> &mut IndexSection {
+        &mut self.index
+    }
+
     /// Write the KV section (when there is one), the index and the trailer; return the sink.
     pub fn finish(mut self, kv: &[KvEntry]) -> Result<W, WriteError> {
         let flags = self.header.file_flags;
+        // W2: nothing newer than the version the header already declares.
+        let declared = Version::new(
+            self.header.container_version_major,
+            self.header.container_version_minor,
+        );
+        let need = container_version_needed(kv, &self.index);
+        if need > declared {
+            return Err(invalid(
+                Rule::Ver6,
+                format!(
+                    "the file emits values or fields defined at container {need}, but its header declares {declared}; start the writer with FileOptions::container_version = {need} (W2)"
+                ),
+            ));
+        }
         let mut keys: Vec<&str> = kv.iter().map(|e| e.key.as_str()).collect();
         keys.sort_unstable();
         if keys.windows(2).any(|w| w[0] == w[1]) {
@@ -243,10 +270,11 @@ impl<W: Write> FileWriter<W> {
         let write_kv = flags.has(FileFlags::HAS_KV_METADATA) || !kv.is_empty();
         let (kv_offset, kv_length) = if write_kv {
             self.align(consts::KV_ALIGNMENT)?;
-            let section = KvSection {
+            let mut section = KvSection {
                 entries: kv.to_vec(),
                 skipped: Vec::new(),
             };
+            section.fill_defaults(Axis::Container, declared);
             let bytes = section.to_bytes();
             let at = self.pos;
             self.out.write_all(&bytes)?;
@@ -258,11 +286,13 @@ impl<W: Write> FileWriter<W> {
             (0, 0)
         };
         if flags.has(FileFlags::SORTED_INDEX) {
-            self.entries
+            self.index
+                .entries
                 .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         }
         self.align(consts::INDEX_ALIGNMENT)?;
-        let index = IndexSection::new(std::mem::take(&mut self.entries)).to_bytes();
+        self.index.fill_defaults(Axis::Container, declared);
+        let index = self.index.to_bytes();
         let index_offset = self.pos;
         self.out.write_all(&index)?;
         self.pos += index.len() as u64;
@@ -283,6 +313,19 @@ impl<W: Write> FileWriter<W> {
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+/// W1/W2 for a file's trailing sections: the lowest container version that covers every KV
+/// value tag and every appended field the KV section and the index emit.
+pub fn container_version_needed(kv: &[KvEntry], index: &IndexSection) -> Version {
+    let mut need = Axis::Container.initial();
+    for e in kv {
+        if let TagClass::Known(t) = crate::tags::KvValue::classify(e.value.tag()) {
+            need = need.max(t.since());
+        }
+        need = need.max(emitted_version(&e.to_value(), Axis::Container));
+    }
+    need.max(emitted_version(&index.to_value(), Axis::Container))
 }
 
 /// W1/W2: the lowest descriptor version that covers every tag, flag bit and field the
@@ -344,7 +387,7 @@ fn emitted_version(v: &Value, axis: Axis) -> Version {
     let mut need = axis.initial();
     for f in crate::axes::DEFAULTS.iter().filter(|f| f.axis == axis) {
         if let Some(x) = find(v, f.field)
-            && !matches!(x, Value::Defaulted(_))
+            && !matches!(x, Value::Defaulted(_) | Value::Null)
         {
             need = need.max(f.since);
         }
@@ -376,6 +419,8 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
     d.fixed_header.rank = d.shape.len() as u32;
     d.fixed_header.magic = b"HRRY".to_vec();
     for (axis, v) in required_versions(&d) {
+        // W4: what the declared version defines is written whole.
+        d.fill_defaults(axis, v);
         if axis == Axis::Descriptor {
             d.fixed_header.version_major = v.major;
             d.fixed_header.version_minor = v.minor;

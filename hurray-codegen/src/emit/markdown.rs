@@ -19,6 +19,7 @@ pub fn pages(spec: &Spec) -> Vec<(String, String)> {
         ("defaults.md".to_string(), defaults(spec)),
         ("rules.md".to_string(), rules(spec)),
         ("resolutions.md".to_string(), resolutions(spec)),
+        ("compatibility.md".to_string(), compatibility(spec)),
     ]
 }
 
@@ -68,6 +69,10 @@ fn index(spec: &Spec) -> String {
         (
             "resolutions.md",
             "where the format's text disagrees with itself, and the decision",
+        ),
+        (
+            "compatibility.md",
+            "what a reader of each version does with data of each version, by kind of change",
         ),
     ] {
         let _ = writeln!(s, "| [{p}]({p}) | {what} |");
@@ -754,6 +759,174 @@ fn resolutions(spec: &Spec) -> String {
             let _ = writeln!(s, "- Governs: {}", r.governs.join(", "));
         }
         s.push('\n');
+    }
+    s
+}
+
+fn rule_cell(spec: &Spec, r: RuleId) -> String {
+    let r = spec.r(r);
+    format!("`{}` ({})", r.code, r.id)
+}
+
+fn verdict_cell(spec: &Spec, v: &crate::compat::Verdict) -> String {
+    use crate::compat::Verdict;
+    match v {
+        Verdict::Accept => "accept".to_string(),
+        Verdict::Defaults { field } => format!("accept, `{field}` defaulted (R4)"),
+        Verdict::Skips { bytes } => format!("accept, {bytes} byte(s) skipped (CD2)"),
+        Verdict::Opaque { rule } => format!(
+            "accept as opaque, not dereferenceable; warning {}",
+            rule_cell(spec, *rule)
+        ),
+        Verdict::Reject { rule } => format!("reject {}", rule_cell(spec, *rule)),
+    }
+}
+
+/// The compatibility matrix (`crate::compat`): per axis, per kind of change, and every item
+/// a version added after its axis's initial version.
+pub fn compatibility(spec: &Spec) -> String {
+    use crate::compat::{self, Mode};
+    let m = compat::matrix(spec);
+    let mut s = head("Compatibility matrix");
+    let _ = writeln!(
+        s,
+        "What a reader configured for one version does with data of another, on every axis (CD1–CD4, R4, RES-8, RES-9). The evolvability tests build data for every cell below with a runtime generated from the same spec and assert these verdicts.\n"
+    );
+    let _ = writeln!(s, "## Across majors (CD3, CD4)\n");
+    let _ = writeln!(
+        s,
+        "| Axis | Versions | Newer minor (CD2) | Older minor (CD1) | Higher major (CD3) | Lower major (CD4) |\n|------|----------|-------------------|-------------------|--------------------|-------------------|"
+    );
+    for (ai, a) in spec.axes.iter().enumerate() {
+        let vs: Vec<String> = compat::versions(a).iter().map(|v| a.show(*v)).collect();
+        let (hi, lo) = match m
+            .majors
+            .iter()
+            .filter(|c| c.axis.index() == ai)
+            .collect::<Vec<_>>()[..]
+        {
+            [h, l] => (
+                verdict_cell(spec, &h.verdict),
+                verdict_cell(spec, &l.verdict),
+            ),
+            _ => (
+                "no major on this axis".to_string(),
+                "no major on this axis".to_string(),
+            ),
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | read for every field the reader defines; trailing bytes skipped | read normally | {hi} | {lo} |",
+            a.name,
+            vs.join(", ")
+        );
+    }
+    let _ = writeln!(s, "\n## By kind of change\n");
+    let _ = writeln!(
+        s,
+        "A reader older than the change, reading data that uses it; a reader that knows the change, reading data older than it, accepts in every case (an appended field takes its default).\n"
+    );
+    let _ = writeln!(
+        s,
+        "| Change | Where | Strict | Permissive |\n|--------|-------|--------|------------|"
+    );
+    let newer = Version::new(u16::MAX, u16::MAX);
+    for (fi, fs) in spec.flag_sets.iter().enumerate() {
+        let item = compat::Item {
+            axis: fs.axis,
+            since: newer,
+            change: compat::Change::FlagBit {
+                set: FlagSetId(fi as u32),
+                bit: 0,
+                gates: None,
+            },
+            name: String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "| new flag bit or flag-gated section | `{}` | {} | {} |",
+            fs.name,
+            verdict_cell(
+                spec,
+                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Strict)
+            ),
+            verdict_cell(
+                spec,
+                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Permissive)
+            ),
+        );
+    }
+    for (pi, sp) in spec.spaces.iter().enumerate() {
+        let item = compat::Item {
+            axis: sp.axis,
+            since: newer,
+            change: compat::Change::TagValue {
+                space: SpaceId(pi as u32),
+                value: 0,
+            },
+            name: String::new(),
+        };
+        let kind = if sp.name == "scheme" {
+            "new scheme"
+        } else {
+            "new tag value"
+        };
+        let _ = writeln!(
+            s,
+            "| {kind} | `{}` | {} | {} |",
+            sp.name,
+            verdict_cell(
+                spec,
+                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Strict)
+            ),
+            verdict_cell(
+                spec,
+                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Permissive)
+            ),
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| appended trailing field | any length-prefixed structure | accept, its bytes skipped (CD2) | the same |"
+    );
+    let _ = writeln!(s, "\n## Changes since each axis's initial version\n");
+    if m.items.is_empty() {
+        let _ = writeln!(
+            s,
+            "None: every tag value, flag bit and field is defined at its axis's initial version, so readers and data of every supported version read alike."
+        );
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "| Item | Change | Axis | Since | Reader | Data | Strict | Permissive |\n|------|--------|------|-------|--------|------|--------|------------|"
+    );
+    for c in m.cells.iter().filter(|c| c.mode == Mode::Strict) {
+        let item = &m.items[c.item];
+        let a = spec.ax(item.axis);
+        let permissive = m
+            .cells
+            .iter()
+            .find(|p| {
+                p.item == c.item
+                    && p.reader == c.reader
+                    && p.data == c.data
+                    && p.mode == Mode::Permissive
+            })
+            .map(|p| verdict_cell(spec, &p.verdict))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | `{}` | {} | {} | {} | {} | {} |",
+            item.name,
+            item.change.kind(spec),
+            a.name,
+            a.show(item.since),
+            a.show(c.reader),
+            a.show(c.data),
+            verdict_cell(spec, &c.verdict),
+            permissive
+        );
     }
     s
 }

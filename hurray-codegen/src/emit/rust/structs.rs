@@ -317,11 +317,7 @@ fn enclosed_prefix(spec: &Spec, id: StructId, j: usize) -> Option<usize> {
 
 /// A bound (bytes) rule for a dispatched field whose variants are length-prefixed.
 fn variant_bound(spec: &Spec, sp: SpaceId) -> Option<RuleId> {
-    let vs = variants(spec, sp);
-    let first = vs.first().and_then(|v| bound_rule(spec, *v))?;
-    vs.iter()
-        .all(|v| bound_rule(spec, *v).is_some())
-        .then_some(first)
+    crate::validate::dispatch_bound(spec, sp)
 }
 
 fn f_ident(f: &Field) -> proc_macro2::Ident {
@@ -1418,6 +1414,7 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
     let mut to_value = Vec::new();
     let mut from_value = TokenStream::new();
     let mut ctor = Vec::new();
+    let mut fill = Vec::new();
 
     // Pre-encode fields whose length an earlier field gives (enclosed length prefixes).
     for (i, d) in derived.iter().enumerate() {
@@ -1473,6 +1470,28 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         };
         fields.push(quote!(#d pub #name: #ty,));
         ctor.push(quote!(#name: #fi,));
+        // W4 at a declared version: appended fields it defines, absent, take their defaults.
+        if appended(s, f) && is_scalar(f) && f.presence == Presence::Always {
+            let def = default_tokens(spec, s, f, true);
+            let since = version_tokens(f.since);
+            let ax = axis_path(spec, s.axis);
+            fill.push(quote!(if axis == #ax && #since <= v && self.#name.is_none() { self.#name = Some(#def); }));
+        }
+        match (&f.ty, &f.count, optional) {
+            (FieldType::Struct(_) | FieldType::Dispatch { .. }, None, false) => {
+                fill.push(quote!(self.#name.fill_defaults(axis, v);));
+            }
+            (FieldType::Struct(_) | FieldType::Dispatch { .. }, None, true) => {
+                fill.push(quote!(if let Some(x) = &mut self.#name { x.fill_defaults(axis, v); }));
+            }
+            (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_), false) => {
+                fill.push(quote!(for x in &mut self.#name { x.fill_defaults(axis, v); }));
+            }
+            (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_), true) => {
+                fill.push(quote!(if let Some(xs) = &mut self.#name { for x in xs { x.fill_defaults(axis, v); } }));
+            }
+            _ => {}
+        }
         if optional {
             new_inits.push(quote!(#name: None,));
         } else {
@@ -1597,6 +1616,14 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
                 #oname { #(#new_inits)* }
             }
             #sync_fn
+
+            /// W4: data declaring version `v` on `axis` carries every field appended on that
+            /// axis up to `v`; give those that are absent their documented defaults, here and
+            /// in every nested structure.
+            #[allow(unused_variables)]
+            pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
+                #(#fill)*
+            }
 
             /// Append the encoding.
             #[allow(unused_variables, clippy::identity_op)]
@@ -1942,6 +1969,18 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     if private_struct.is_some() {
         uint_arms.push(quote!(#vv::Private(_, x) => x.uint_field(name),));
     }
+    let mut fill_arms: Vec<_> = sp
+        .tags
+        .iter()
+        .filter(|t| t.structure.is_some())
+        .map(|t| {
+            let v = camel(&t.name);
+            quote!(#vo::#v(x) => x.fill_defaults(axis, v),)
+        })
+        .collect();
+    if private_struct.is_some() {
+        fill_arms.push(quote!(#vo::Private(_, x) => x.fill_defaults(axis, v),));
+    }
     // A field every variant starts with (the quantization header): an accessor on both enums.
     let common = common_first_field(spec, space);
     let (common_view, common_owned) = match &common {
@@ -2069,6 +2108,11 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
                 match self { #(#tag_arms_o)* }
             }
             #common_owned
+            /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
+            pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
+                #[allow(unreachable_patterns)]
+                match self { #(#fill_arms)* _ => {} }
+            }
             pub fn encode(&self, out: &mut Vec<u8>) {
                 match self { #(#encode_arms)* }
             }
