@@ -432,12 +432,49 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
         }
     }
     w3(&d)?;
+    never_reserved(&d)?;
     d.fixed_header.descriptor_length = 0;
     let len = d.to_bytes().len() as u32;
     d.fixed_header.descriptor_length = len;
     let bytes = d.to_bytes();
     descriptor::read(&bytes, config)?;
     Ok(bytes)
+}
+
+/// VER-9: no reserved flag bit and no reserved, unallocated or invalid tag value. (Reserved
+/// bytes cannot be set: owned structures have no member for them and encode zeros.)
+fn never_reserved(d: &Descriptor) -> Result<(), WriteError> {
+    fn check<T: TagSpace>(raw: u32) -> Result<(), WriteError> {
+        match T::classify(raw) {
+            TagClass::Known(_) | TagClass::Private => Ok(()),
+            _ => Err(invalid(
+                Rule::Ver9,
+                format!("{raw:#04x} is not an allocated {} value", T::NAME),
+            )),
+        }
+    }
+    let h = &d.fixed_header;
+    check::<crate::tags::ElementType>(h.type_tag.raw())?;
+    check::<crate::tags::Layout>(h.layout_tag.raw())?;
+    for b in &d.buffer_table.buffers {
+        check::<crate::tags::Device>(b.device_tag.raw())?;
+        check::<crate::tags::SyncMode>(b.sync_mode.raw())?;
+        check::<crate::tags::MemoryClass>(b.memory_class.raw())?;
+    }
+    if let Some(q) = &d.quantization {
+        check::<crate::tags::Scheme>(q.payload.tag())?;
+    }
+    let known = crate::flags::DescriptorFlags::known_at(Axis::Descriptor.current());
+    if h.flags.bits() & !known != 0 {
+        return Err(invalid(
+            Rule::Ver9,
+            format!(
+                "descriptor flag bit(s) {:#x} are reserved",
+                h.flags.bits() & !known
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// W3: no deprecated value where a replacement exists.

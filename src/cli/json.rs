@@ -158,3 +158,57 @@ pub fn evolution_from_json(j: &J) -> Evolution {
     }
     evo
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tree as a newer build's reader produces it: a defaulted appended field (R4) and
+    /// skipped trailing bytes (CD2) inside a nested structure.
+    fn evolved() -> Value {
+        Value::Object(vec![
+            ("kind".into(), Value::Str("descriptor".into())),
+            (
+                "quantization".into(),
+                Value::Object(vec![
+                    ("block_size".into(), Value::UInt(32)),
+                    (
+                        "bias_correction".into(),
+                        Value::Defaulted(Box::new(Value::Float(0.0))),
+                    ),
+                    ("skipped".into(), Value::Skipped(vec![0, 0, 0x80, 0x3e])),
+                ]),
+            ),
+        ])
+    }
+
+    #[test]
+    fn defaulted_fields_and_skipped_bytes_are_marked_in_the_evolution_object() {
+        let mut evo = Evolution::default();
+        let mut j = to_json(&evolved(), "", &mut evo);
+        let e = evolution_json(&evo).expect("something evolved");
+        assert_eq!(e["defaulted"], json!(["quantization.bias_correction"]));
+        assert_eq!(
+            e["skipped"],
+            json!([{"at": "quantization", "length": 4, "bytes": "0000803e"}])
+        );
+        // The main shape keeps the contract's fields; the marks live beside it.
+        assert_eq!(j["quantization"]["bias_correction"], json!(0.0));
+        assert!(j["quantization"].get("skipped").is_none());
+        // And reading the JSON back restores both marks exactly.
+        j.as_object_mut().unwrap().insert("evolution".into(), e);
+        let evo = evolution_from_json(&j);
+        assert_eq!(from_json(&j, "", &evo), evolved());
+    }
+
+    #[test]
+    fn nothing_evolved_means_no_evolution_object() {
+        let mut evo = Evolution::default();
+        let _ = to_json(
+            &Value::Object(vec![("a".into(), Value::UInt(1))]),
+            "",
+            &mut evo,
+        );
+        assert!(evolution_json(&evo).is_none());
+    }
+}
