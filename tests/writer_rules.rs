@@ -204,3 +204,21 @@ fn ver_9_no_writer_sets_a_reserved_bit_or_value() {
     h.file_flags = old::flags::FileFlags(0);
     assert!(old::writer::FileWriter::with_header(Vec::new(), h).is_ok());
 }
+
+#[test]
+fn the_file_writer_never_writes_data_a_reader_rejects() {
+    use old::tags::ElementType as T;
+    let d = old::writer::finalize(old::writer::row_major(T::Float8E8m0, &[4])).unwrap();
+    let mut w =
+        old::writer::FileWriter::new(Vec::new(), &old::writer::FileOptions::default()).unwrap();
+    // float8_e8m0 byte 0x00 is forbidden in data (DAT-3); the error names the byte it would
+    // have been written at.
+    let e = w
+        .add_tensor("t", &d, &[&[0x7F, 0x00, 0x7F, 0x7F]])
+        .unwrap_err();
+    let old::writer::WriteError::Invalid(e) = e else {
+        panic!("expected a rule violation");
+    };
+    assert_eq!((e.rule().id(), e.offset()), ("DAT-3", 4096 + 1));
+    assert!(w.add_tensor("t", &d, &[&[0x7F; 4]]).is_ok());
+}

@@ -182,7 +182,7 @@ impl<W: Write> FileWriter<W> {
             ));
         }
         let cfg = ReaderConfig::new().permissive(true);
-        let checked = descriptor::read(descriptor, &cfg)?;
+        let mut checked = descriptor::read(descriptor, &cfg)?;
         let sizes: Vec<u64> = checked
             .view
             .buffer_table()
@@ -202,6 +202,20 @@ impl<W: Write> FileWriter<W> {
                 ),
             ));
         }
+        // Never write data a reader rejects: the data checks run on the buffers, at the
+        // offsets they are about to be written at.
+        let a = u64::from(self.header.data_buffer_alignment);
+        let mut at =
+            self.pos.next_multiple_of(consts::DESCRIPTOR_ALIGNMENT) + descriptor.len() as u64;
+        let offsets: Vec<u64> = buffers
+            .iter()
+            .map(|b| {
+                let start = at.next_multiple_of(a);
+                at = start + b.len() as u64;
+                start
+            })
+            .collect();
+        descriptor::check_data(&mut checked, buffers, &offsets, &cfg)?;
         self.align(consts::DESCRIPTOR_ALIGNMENT)?;
         let d = self.pos;
         self.out.write_all(descriptor)?;

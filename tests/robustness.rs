@@ -1,0 +1,246 @@
+//! No input makes a decoder panic, hang, or allocate more than a small multiple of the
+//! input's size. Inputs: every valid and rejecting corpus vector and the conformance
+//! vectors, mutated by proptest (byte flips, overwritten length and count fields,
+//! truncation, extension), plus arbitrary bytes behind a valid magic. Each input is read as
+//! a descriptor and as a file, strict and permissive; allocation is measured by a counting
+//! global allocator.
+//!
+//! One test function, so the allocator's peak belongs to one decoder at a time. Longer
+//! runs: `PROPTEST_CASES=100000 cargo test --release --test robustness`.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use common::{root, shared};
+use hurray_runtime::{ReaderConfig, descriptor, file};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = CURRENT.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        grew(l.size());
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        CURRENT.fetch_sub(l.size(), Ordering::Relaxed);
+        // SAFETY: `p` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        grew(l.size());
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        if new >= l.size() {
+            grew(new - l.size());
+        } else {
+            CURRENT.fetch_sub(l.size() - new, Ordering::Relaxed);
+        }
+        // SAFETY: `p` came from `System` with layout `l`.
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The bound: a small multiple of the input, plus a constant for the decoder's own tables.
+fn budget(len: usize) -> usize {
+    16 * len + 256 * 1024
+}
+
+/// Decode `bytes` every way a caller can; return the peak extra allocation.
+fn decode_all(bytes: &[u8]) -> usize {
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    for config in [ReaderConfig::new(), ReaderConfig::new().permissive(true)] {
+        if let Ok(mut d) = descriptor::read(bytes, &config) {
+            let owned = d.view.owned();
+            let _ = owned.to_bytes();
+            let n = d.view.buffer_table().buffers().len();
+            let slices: Vec<&[u8]> = vec![bytes; n];
+            let offsets = vec![0u64; n];
+            let _ = descriptor::check_data(&mut d, &slices, &offsets, &config);
+        }
+        if let Ok(f) = file::read(bytes, &config) {
+            let _ = hurray_runtime::contract::file_value(&f);
+        }
+        // An error is a value with a code, a rule and an offset.
+        if let Err(e) = file::read(bytes, &config) {
+            assert!(
+                !e.code().is_empty()
+                    && e.code()
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            );
+            assert!(
+                e.offset() <= bytes.len() as u64 + 64,
+                "offset {} past a {}-byte input: {e}",
+                e.offset(),
+                bytes.len()
+            );
+        }
+    }
+    PEAK.load(Ordering::Relaxed).saturating_sub(base)
+}
+
+fn seeds() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for dir in [
+        root().join("tests/corpus/valid"),
+        root().join("tests/corpus/reject"),
+        shared().join("conformance/descriptors"),
+        shared().join("conformance/files"),
+    ] {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("bin" | "hrry")))
+            .collect();
+        paths.sort();
+        out.extend(paths.iter().filter_map(|p| std::fs::read(p).ok()));
+    }
+    assert!(
+        out.len() > 300,
+        "the corpus is present ({} seeds)",
+        out.len()
+    );
+    out
+}
+
+#[derive(Clone, Debug)]
+enum Mutation {
+    Flip {
+        at: usize,
+        xor: u8,
+    },
+    /// Overwrite 4 or 8 bytes with a hostile value (a length, count or offset).
+    Word {
+        at: usize,
+        wide: bool,
+        value: u64,
+    },
+    Truncate {
+        keep: usize,
+    },
+    Extend {
+        bytes: Vec<u8>,
+    },
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let hostile = prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(u64::from(u32::MAX)),
+        Just(u64::MAX),
+        Just(1 << 31),
+        Just(1 << 40),
+        any::<u64>(),
+        0u64..4096,
+    ];
+    prop_oneof![
+        (any::<usize>(), 1u8..=255).prop_map(|(at, xor)| Mutation::Flip { at, xor }),
+        (any::<usize>(), any::<bool>(), hostile).prop_map(|(at, wide, value)| Mutation::Word {
+            at,
+            wide,
+            value
+        }),
+        any::<usize>().prop_map(|keep| Mutation::Truncate { keep }),
+        proptest::collection::vec(any::<u8>(), 1..64).prop_map(|bytes| Mutation::Extend { bytes }),
+    ]
+}
+
+fn apply(mut b: Vec<u8>, m: &Mutation) -> Vec<u8> {
+    if b.is_empty() {
+        return b;
+    }
+    match m {
+        Mutation::Flip { at, xor } => {
+            let i = at % b.len();
+            b[i] ^= xor;
+        }
+        Mutation::Word { at, wide, value } => {
+            let w = if *wide { 8 } else { 4 };
+            if b.len() >= w {
+                // Aligned to the field grid most structures use.
+                let i = (at % (b.len() - w + 1)) / 4 * 4;
+                b[i..i + w].copy_from_slice(&value.to_le_bytes()[..w]);
+            }
+        }
+        Mutation::Truncate { keep } => b.truncate(keep % b.len()),
+        Mutation::Extend { bytes } => b.extend_from_slice(bytes),
+    }
+    b
+}
+
+#[test]
+fn no_input_panics_hangs_or_allocates_more_than_a_small_multiple_of_its_size() {
+    let seeds = seeds();
+    // Every seed as it is.
+    for s in &seeds {
+        let peak = decode_all(s);
+        assert!(
+            peak <= budget(s.len()),
+            "{peak} bytes allocated for a {}-byte vector",
+            s.len()
+        );
+    }
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(3000);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let n = seeds.len();
+    let strategy = (0..n, proptest::collection::vec(mutation(), 1..4));
+    runner
+        .run(&strategy, |(i, ms)| {
+            let mut b = seeds[i].clone();
+            for m in &ms {
+                b = apply(b, m);
+            }
+            let peak = decode_all(&b);
+            prop_assert!(
+                peak <= budget(b.len()),
+                "{peak} bytes allocated for a {}-byte input",
+                b.len()
+            );
+            Ok(())
+        })
+        .unwrap();
+    // Arbitrary bytes behind each magic.
+    let strategy = (
+        prop_oneof![Just(&b"HRRY"[..]), Just(&b"HRRYFILE"[..])],
+        proptest::collection::vec(any::<u8>(), 0..512),
+    );
+    runner
+        .run(&strategy, |(magic, rest)| {
+            let mut b = magic.to_vec();
+            b.extend_from_slice(&rest);
+            let peak = decode_all(&b);
+            prop_assert!(peak <= budget(b.len()));
+            Ok(())
+        })
+        .unwrap();
+}
