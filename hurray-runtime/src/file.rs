@@ -455,10 +455,7 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                 format!("parts of the file overlap at byte {s}"),
             ));
         }
-        if let Some(i) = bytes[end as usize..*s as usize]
-            .iter()
-            .position(|b| *b != 0)
-        {
+        if let Some(i) = crate::wire::first_nonzero(&bytes[end as usize..*s as usize]) {
             return Err(Error::new(
                 Rule::F32,
                 end + i as u64,

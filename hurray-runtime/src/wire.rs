@@ -418,3 +418,46 @@ impl<'a, V: FixedView<'a> + fmt::Debug> fmt::Debug for FixedSeq<'a, V> {
         f.debug_list().entries(self.iter()).finish()
     }
 }
+
+/// The index of the first non-zero byte: padding and reserved-byte checks over whole files
+/// run at memory speed (16-byte words are OR-folded 4 KiB at a time, which vectorizes; only
+/// a run that is not all zero is searched byte by byte).
+pub fn first_nonzero(bytes: &[u8]) -> Option<usize> {
+    let bytewise = |from: usize, to: usize| {
+        bytes[from..to]
+            .iter()
+            .position(|&x| x != 0)
+            .map(|i| from + i)
+    };
+    let (words, _) = bytes.as_chunks::<16>();
+    let mut base = 0;
+    for run in words.chunks(256) {
+        let any = run.iter().fold(0u128, |a, w| a | u128::from_ne_bytes(*w));
+        let end = base + run.len() * 16;
+        if any != 0 {
+            return bytewise(base, end);
+        }
+        base = end;
+    }
+    bytewise(base, bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_nonzero;
+
+    #[test]
+    fn first_nonzero_finds_the_first_set_byte_anywhere() {
+        for len in [0usize, 1, 63, 64, 65, 200] {
+            assert_eq!(first_nonzero(&vec![0; len]), None);
+            for at in 0..len {
+                let mut b = vec![0u8; len];
+                b[at] = 1;
+                if at + 1 < len {
+                    b[len - 1] = 2;
+                }
+                assert_eq!(first_nonzero(&b), Some(at), "len {len}, at {at}");
+            }
+        }
+    }
+}
