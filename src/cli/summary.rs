@@ -54,12 +54,17 @@ pub fn descriptor(
         name(v, "element_type"),
         h.type_tag.raw()
     );
+    let fields = v.get("layout_fields").map(inline).unwrap_or_default();
     let _ = writeln!(
         out,
-        "{pad}  layout        {} ({:#04x}) {}",
+        "{pad}  layout        {} ({:#04x}){}{fields}",
         name(v, "layout"),
         h.layout_tag.raw(),
-        v.get("layout_fields").map(inline).unwrap_or_default()
+        if fields.is_empty() || fields == "{}" {
+            ""
+        } else {
+            " "
+        }
     );
     let _ = writeln!(out, "{pad}  shape         {:?} (rank {})", d.shape, h.rank);
     let _ = writeln!(out, "{pad}  byte_offset   {}", d.byte_offset);
@@ -67,12 +72,12 @@ pub fn descriptor(
     for (i, b) in d.buffer_table.buffers.iter().enumerate() {
         let _ = writeln!(
             out,
-            "{pad}    #{i}: {} bytes, alignment {}, device {:#04x}, sync {:#04x}, memory class {:#04x}",
+            "{pad}    #{i}: {} bytes, alignment {}, device {}, sync {}, memory class {}",
             b.byte_size,
             b.alignment,
-            b.device_tag.raw(),
-            b.sync_mode.raw(),
-            b.memory_class.raw()
+            tag_name(b.device_tag),
+            tag_name(b.sync_mode),
+            tag_name(b.memory_class)
         );
     }
     for key in [
@@ -98,4 +103,12 @@ pub fn descriptor(
         let _ = writeln!(out, "{pad}  {w}");
     }
     out
+}
+
+/// A tag value by its spec name, with its number; private and unknown values by number.
+fn tag_name<T: hurray_runtime::TagSpace>(v: hurray_runtime::TagValue<T>) -> String {
+    match v.get() {
+        Ok(t) => format!("{} ({:#04x})", t.name(), v.raw()),
+        Err(_) => format!("{:#04x}", v.raw()),
+    }
 }
