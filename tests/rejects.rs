@@ -283,25 +283,7 @@ fn desc(ty: ElementType, layout: LayoutVariant, shape: &[u64], sizes: &[u64]) ->
 /// sections present (other bits as given), rank follows the shape, and descriptor_length is
 /// the encoded size. For invalid states the writer would refuse.
 fn raw(mut d: Descriptor) -> Vec<u8> {
-    let mut fl = d.fixed_header.flags.0 & !0x1F;
-    for (present, bit) in [
-        (d.quantization.is_some(), DescriptorFlags::HAS_QUANTIZATION),
-        (d.shard.is_some(), DescriptorFlags::HAS_SHARD),
-        (d.statistics.is_some(), DescriptorFlags::HAS_STATISTICS),
-        (
-            d.extension_type.is_some(),
-            DescriptorFlags::HAS_EXTENSION_TYPE,
-        ),
-        (
-            d.composite_member.is_some(),
-            DescriptorFlags::HAS_COMPOSITE_MEMBER,
-        ),
-    ] {
-        if present {
-            fl |= bit.0;
-        }
-    }
-    d.fixed_header.flags = DescriptorFlags(fl);
+    d.sync_presence_flags();
     d.fixed_header.rank = d.shape.len() as u32;
     d.fixed_header.descriptor_length = 0;
     let n = d.to_bytes().len() as u32;

@@ -455,10 +455,32 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
     Ok(bytes)
 }
 
-/// VER-9: no reserved flag bit and no reserved, unallocated or invalid tag value. (Reserved
-/// bytes cannot be set: owned structures have no member for them and encode zeros.)
-fn never_reserved(d: &Descriptor) -> Result<(), WriteError> {
-    fn check<T: TagSpace>(raw: u32) -> Result<(), WriteError> {
+/// A writer rule about single tag values, applied to every tag field a descriptor carries.
+trait TagRule {
+    fn check<T: TagSpace>(&self, raw: u32) -> Result<(), WriteError>;
+}
+
+/// Apply `rule` to every tag value of `d`.
+fn each_tag(d: &Descriptor, rule: &impl TagRule) -> Result<(), WriteError> {
+    let h = &d.fixed_header;
+    rule.check::<crate::tags::ElementType>(h.type_tag.raw())?;
+    rule.check::<crate::tags::Layout>(h.layout_tag.raw())?;
+    for b in &d.buffer_table.buffers {
+        rule.check::<crate::tags::Device>(b.device_tag.raw())?;
+        rule.check::<crate::tags::SyncMode>(b.sync_mode.raw())?;
+        rule.check::<crate::tags::MemoryClass>(b.memory_class.raw())?;
+    }
+    if let Some(q) = &d.quantization {
+        rule.check::<crate::tags::Scheme>(q.payload.tag())?;
+    }
+    Ok(())
+}
+
+/// VER-9: no reserved, unallocated or invalid tag value.
+struct NeverReserved;
+
+impl TagRule for NeverReserved {
+    fn check<T: TagSpace>(&self, raw: u32) -> Result<(), WriteError> {
         match T::classify(raw) {
             TagClass::Known(_) | TagClass::Private => Ok(()),
             _ => Err(invalid(
@@ -467,33 +489,13 @@ fn never_reserved(d: &Descriptor) -> Result<(), WriteError> {
             )),
         }
     }
-    let h = &d.fixed_header;
-    check::<crate::tags::ElementType>(h.type_tag.raw())?;
-    check::<crate::tags::Layout>(h.layout_tag.raw())?;
-    for b in &d.buffer_table.buffers {
-        check::<crate::tags::Device>(b.device_tag.raw())?;
-        check::<crate::tags::SyncMode>(b.sync_mode.raw())?;
-        check::<crate::tags::MemoryClass>(b.memory_class.raw())?;
-    }
-    if let Some(q) = &d.quantization {
-        check::<crate::tags::Scheme>(q.payload.tag())?;
-    }
-    let known = crate::flags::DescriptorFlags::known_at(Axis::Descriptor.current());
-    if h.flags.bits() & !known != 0 {
-        return Err(invalid(
-            Rule::Ver9,
-            format!(
-                "descriptor flag bit(s) {:#x} are reserved",
-                h.flags.bits() & !known
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// W3: no deprecated value where a replacement exists.
-fn w3(d: &Descriptor) -> Result<(), WriteError> {
-    fn check<T: TagSpace>(raw: u32) -> Result<(), WriteError> {
+struct NoDeprecated;
+
+impl TagRule for NoDeprecated {
+    fn check<T: TagSpace>(&self, raw: u32) -> Result<(), WriteError> {
         if let TagClass::Known(t) = T::classify(raw)
             && let (Some(since), Some(r)) = (t.deprecated_since(), t.replacement())
         {
@@ -509,18 +511,27 @@ fn w3(d: &Descriptor) -> Result<(), WriteError> {
         }
         Ok(())
     }
-    let h = &d.fixed_header;
-    check::<crate::tags::ElementType>(h.type_tag.raw())?;
-    check::<crate::tags::Layout>(h.layout_tag.raw())?;
-    for b in &d.buffer_table.buffers {
-        check::<crate::tags::Device>(b.device_tag.raw())?;
-        check::<crate::tags::SyncMode>(b.sync_mode.raw())?;
-        check::<crate::tags::MemoryClass>(b.memory_class.raw())?;
+}
+
+/// VER-9: no reserved flag bit and no reserved, unallocated or invalid tag value. (Reserved
+/// bytes cannot be set: owned structures have no member for them and encode zeros.)
+fn never_reserved(d: &Descriptor) -> Result<(), WriteError> {
+    each_tag(d, &NeverReserved)?;
+    let bits = d.fixed_header.flags.bits();
+    let known = crate::flags::DescriptorFlags::known_at(Axis::Descriptor.current());
+    if bits & !known != 0 {
+        return Err(invalid(
+            Rule::Ver9,
+            format!("descriptor flag bit(s) {:#x} are reserved", bits & !known),
+        ));
     }
-    if let Some(q) = &d.quantization {
-        check::<crate::tags::Scheme>(q.payload.tag())?;
-    }
-    if h.flags.bits() & crate::flags::DescriptorFlags::deprecated_mask() != 0 {
+    Ok(())
+}
+
+/// W3: no deprecated tag value or flag bit where a replacement exists.
+fn w3(d: &Descriptor) -> Result<(), WriteError> {
+    each_tag(d, &NoDeprecated)?;
+    if d.fixed_header.flags.bits() & crate::flags::DescriptorFlags::deprecated_mask() != 0 {
         return Err(invalid(
             Rule::Ver7,
             "a deprecated descriptor flag bit is set (W3)",

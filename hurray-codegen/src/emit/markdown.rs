@@ -830,60 +830,52 @@ pub fn compatibility(spec: &Spec) -> String {
         s,
         "| Change | Where | Strict | Permissive |\n|--------|-------|--------|------------|"
     );
+    // A hypothetical change in each flag set and tag space, met by a reader older than it.
     let newer = Version::new(u16::MAX, u16::MAX);
-    for (fi, fs) in spec.flag_sets.iter().enumerate() {
+    let mut row = |kind: &str, name: &str, axis: AxisId, change: compat::Change| {
         let item = compat::Item {
-            axis: fs.axis,
+            axis,
             since: newer,
-            change: compat::Change::FlagBit {
-                set: FlagSetId(fi as u32),
-                bit: 0,
-                gates: None,
-            },
+            change,
             name: String::new(),
+        };
+        let cell = |mode| {
+            verdict_cell(
+                spec,
+                &compat::verdict(spec, &item, Version::new(0, 0), newer, mode),
+            )
         };
         let _ = writeln!(
             s,
-            "| new flag bit or flag-gated section | `{}` | {} | {} |",
-            fs.name,
-            verdict_cell(
-                spec,
-                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Strict)
-            ),
-            verdict_cell(
-                spec,
-                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Permissive)
-            ),
+            "| {kind} | `{name}` | {} | {} |",
+            cell(Mode::Strict),
+            cell(Mode::Permissive)
+        );
+    };
+    for (fi, fs) in spec.flag_sets.iter().enumerate() {
+        let change = compat::Change::FlagBit {
+            set: FlagSetId(fi as u32),
+            bit: 0,
+            gates: None,
+        };
+        row(
+            "new flag bit or flag-gated section",
+            &fs.name,
+            fs.axis,
+            change,
         );
     }
     for (pi, sp) in spec.spaces.iter().enumerate() {
-        let item = compat::Item {
-            axis: sp.axis,
-            since: newer,
-            change: compat::Change::TagValue {
-                space: SpaceId(pi as u32),
-                value: 0,
-            },
-            name: String::new(),
+        let change = compat::Change::TagValue {
+            space: SpaceId(pi as u32),
+            value: 0,
         };
         let kind = if sp.name == "scheme" {
             "new scheme"
         } else {
             "new tag value"
         };
-        let _ = writeln!(
-            s,
-            "| {kind} | `{}` | {} | {} |",
-            sp.name,
-            verdict_cell(
-                spec,
-                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Strict)
-            ),
-            verdict_cell(
-                spec,
-                &compat::verdict(spec, &item, Version::new(0, 0), newer, Mode::Permissive)
-            ),
-        );
+        row(kind, &sp.name, sp.axis, change);
     }
     let _ = writeln!(
         s,
