@@ -13,6 +13,9 @@
 //! optional section and KV value type is exercised, and (5) pin the facts sheets' worked
 //! examples byte for byte.
 
+mod common;
+
+use common::{f32s, i32s, u64s};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -223,18 +226,6 @@ fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
     };
     assert_eq!(out.len() as u64, elem_bytes(t, n as u64), "{}", t.name());
     out
-}
-
-fn f32s(xs: &[f32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn i32s(xs: &[i32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn u64s(xs: &[u64]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 fn u32s(xs: &[u64]) -> Vec<u8> {

@@ -326,22 +326,6 @@ fn u64le(x: u64) -> [u8; 8] {
     x.to_le_bytes()
 }
 
-fn f32s(xs: &[f32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn u64s(xs: &[u64]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn u32s(xs: &[u32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-fn i32s(xs: &[i32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
 fn qheader(s: Scheme, flags: u16) -> QuantizationHeader {
     QuantizationHeader {
         scheme_tag: s.into(),

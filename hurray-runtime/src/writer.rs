@@ -15,7 +15,6 @@ use crate::generated::rules::Rule;
 use crate::structures::{
     Descriptor, FileHeader, IndexEntry, IndexSection, KvEntry, KvSection, Trailer,
 };
-use crate::value::Value;
 use crate::version::Version;
 use crate::wire::{FlagSet, TagClass, TagSpace};
 
@@ -202,11 +201,11 @@ impl<W: Write> FileWriter<W> {
                 ),
             ));
         }
-        // Never write data a reader rejects: the data checks run on the buffers, at the
-        // offsets they are about to be written at.
+        // Placement (container.md §5.1): the descriptor at the next multiple of 8, each
+        // buffer at the next multiple of A; a tensor without buffers owns no data (RES-13).
         let a = u64::from(self.header.data_buffer_alignment);
-        let mut at =
-            self.pos.next_multiple_of(consts::DESCRIPTOR_ALIGNMENT) + descriptor.len() as u64;
+        let d = self.pos.next_multiple_of(consts::DESCRIPTOR_ALIGNMENT);
+        let mut at = d + descriptor.len() as u64;
         let offsets: Vec<u64> = buffers
             .iter()
             .map(|b| {
@@ -215,27 +214,21 @@ impl<W: Write> FileWriter<W> {
                 start
             })
             .collect();
+        let (data_offset, data_length) = match offsets.first() {
+            Some(&start) => (start, at - start),
+            None => (at, 0),
+        };
+        // Never write data a reader rejects: the data checks run on the buffers, at the
+        // offsets they are about to be written at.
         descriptor::check_data(&mut checked, buffers, &offsets, &cfg)?;
-        self.align(consts::DESCRIPTOR_ALIGNMENT)?;
-        let d = self.pos;
+        self.pad_to(d)?;
         self.out.write_all(descriptor)?;
         self.pos += descriptor.len() as u64;
-        let a = u64::from(self.header.data_buffer_alignment);
-        let (data_offset, data_length) = if buffers.is_empty() {
-            // RES-13: a composite head owns no data; no A-padding follows it.
-            (self.pos, 0)
-        } else {
-            self.align(a)?;
-            let start = self.pos;
-            for (k, b) in buffers.iter().enumerate() {
-                if k > 0 {
-                    self.align(a)?;
-                }
-                self.out.write_all(b)?;
-                self.pos += b.len() as u64;
-            }
-            (start, self.pos - start)
-        };
+        for (b, o) in buffers.iter().zip(&offsets) {
+            self.pad_to(*o)?;
+            self.out.write_all(b)?;
+            self.pos += b.len() as u64;
+        }
         // RES-3: pad only to the next multiple of 8 after the last buffer.
         self.align(consts::AFTER_LAST_BUFFER.max(consts::DESCRIPTOR_ALIGNMENT))?;
         self.index.entries.push(IndexEntry::new(
@@ -332,90 +325,57 @@ impl<W: Write> FileWriter<W> {
 /// W1/W2 for a file's trailing sections: the lowest container version that covers every KV
 /// value tag and every appended field the KV section and the index emit.
 pub fn container_version_needed(kv: &[KvEntry], index: &IndexSection) -> Version {
-    let mut need = Axis::Container.initial();
+    let mut need = index.version_needed(Axis::Container, Axis::Container.initial());
     for e in kv {
         if let TagClass::Known(t) = crate::tags::KvValue::classify(e.value.tag()) {
             need = need.max(t.since());
         }
-        need = need.max(emitted_version(&e.to_value(), Axis::Container));
+        need = e.version_needed(Axis::Container, need);
     }
-    need.max(emitted_version(&index.to_value(), Axis::Container))
+    need
+}
+
+/// The versions each axis needs, raised one requirement at a time.
+struct Needs(std::cell::RefCell<Vec<(Axis, Version)>>);
+
+impl Needs {
+    fn bump(&self, axis: Axis, v: Version) {
+        if let Some(e) = self.0.borrow_mut().iter_mut().find(|(a, _)| *a == axis) {
+            e.1 = e.1.max(v);
+        }
+    }
+}
+
+/// W1/W2 for tag values: each known value needs the version that allocated it.
+impl TagRule for Needs {
+    fn check<T: TagSpace>(&self, raw: u32) -> Result<(), WriteError> {
+        if let TagClass::Known(t) = T::classify(raw) {
+            self.bump(T::AXIS, t.since());
+        }
+        Ok(())
+    }
 }
 
 /// W1/W2: the lowest descriptor version that covers every tag, flag bit and field the
 /// descriptor emits (from their `since`), and likewise each scheme's version.
 pub fn required_versions(d: &Descriptor) -> Vec<(Axis, Version)> {
-    let mut need: Vec<(Axis, Version)> = Axis::ALL.iter().map(|a| (*a, a.initial())).collect();
-    let mut bump = |axis: Axis, v: Version| {
-        if let Some(e) = need.iter_mut().find(|(a, _)| *a == axis) {
-            e.1 = e.1.max(v);
-        }
-    };
-    let h = &d.fixed_header;
-    if let Ok(t) = h.type_tag.get() {
-        bump(Axis::Descriptor, t.since());
-    }
-    if let Ok(t) = h.layout_tag.get() {
-        bump(Axis::Descriptor, t.since());
-    }
-    let bits = h.flags.bits();
+    let needs = Needs(std::cell::RefCell::new(
+        Axis::ALL.iter().map(|a| (*a, a.initial())).collect(),
+    ));
+    // Infallible: `Needs` never refuses a value.
+    let _ = each_tag(d, &needs);
+    let bits = d.fixed_header.flags.bits();
     for b in 0..32 {
         if bits & (1 << b) != 0
             && let Some(v) = crate::flags::DescriptorFlags::bit_since(b)
         {
-            bump(Axis::Descriptor, v);
+            needs.bump(Axis::Descriptor, v);
         }
     }
-    for b in &d.buffer_table.buffers {
-        for t in [
-            b.device_tag.get().map(|t| t.since()).ok(),
-            b.sync_mode.get().map(|t| t.since()).ok(),
-            b.memory_class.get().map(|t| t.since()).ok(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            bump(Axis::Descriptor, t);
-        }
+    for axis in Axis::ALL {
+        needs.bump(*axis, d.version_needed(*axis, axis.initial()));
     }
-    bump(
-        Axis::Descriptor,
-        emitted_version(&d.to_value(), Axis::Descriptor),
-    );
-    if let Some(q) = &d.quantization
-        && let TagClass::Known(s) = crate::tags::Scheme::classify(q.payload.tag())
-    {
-        bump(Axis::Descriptor, s.since());
-        if let Some(axis) = Axis::of_scheme(q.payload.tag()) {
-            bump(axis, emitted_version(&q.payload.to_value(), axis));
-        }
-    }
-    need
-}
-
-/// The version on `axis` a structure's emitted fields need: an appended field that is
-/// present (not defaulted) raises it to the version that appended it.
-fn emitted_version(v: &Value, axis: Axis) -> Version {
-    // Appended fields that are present appear as plain values, defaulted ones as `Defaulted`;
-    // their versions come from the generated defaults table.
-    let mut need = axis.initial();
-    for f in crate::axes::DEFAULTS.iter().filter(|f| f.axis == axis) {
-        if let Some(x) = find(v, f.field)
-            && !matches!(x, Value::Defaulted(_) | Value::Null)
-        {
-            need = need.max(f.since);
-        }
-    }
-    need
-}
-
-fn find<'v>(v: &'v Value, name: &str) -> Option<&'v Value> {
-    match v {
-        Value::Object(fields) => fields
-            .iter()
-            .find_map(|(k, x)| if k == name { Some(x) } else { find(x, name) }),
-        _ => None,
-    }
+    needs.0.into_inner()
 }
 
 /// Apply the writer rules to an owned descriptor: set the version to the lowest that covers

@@ -858,7 +858,6 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         TagClass::Known(t) => t,
         _ => return Ok(()),
     };
-    let shape_at = |axis: u32| f.shape.get(axis as usize).copied();
     match payload {
         SchemeVariantView::PerTensorAffine(p)
             if !zero_point_in_range(storage, i64::from(p.zero_point())) =>
@@ -874,42 +873,23 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             )?;
         }
         SchemeVariantView::PerChannelAffine(p) => {
-            let Some(c) = shape_at(p.axis()) else {
+            let Some(c) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Pc6)? else {
                 return Ok(());
             };
-            if c == DYNAMIC {
-                ctx.violation(
-                    Rule::Pc6,
-                    p.axis_at(),
-                    format!("shape[{}] is dynamic", p.axis()),
-                )?;
-                return Ok(());
-            }
             param_sizes(f, ctx, Rule::Pc7, u128::from(c), 4, 4)?;
         }
         SchemeVariantView::PerBlockAffine(p) => {
-            let Some(s) = shape_at(p.axis()) else {
+            let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Pb5)? else {
                 return Ok(());
             };
-            if s == DYNAMIC {
-                ctx.violation(
-                    Rule::Pb5,
-                    p.axis_at(),
-                    format!("shape[{}] is dynamic", p.axis()),
-                )?;
-                return Ok(());
-            }
-            if s > 0 && u64::from(p.block_size()) > s {
-                ctx.violation(
-                    Rule::Pb3,
-                    p.block_size_at(),
-                    format!(
-                        "block_size {} exceeds shape[{}] = {s}",
-                        p.block_size(),
-                        p.axis()
-                    ),
-                )?;
-            }
+            block_within(
+                ctx,
+                s,
+                p.block_size(),
+                p.axis(),
+                p.block_size_at(),
+                Rule::Pb3,
+            )?;
             let scale = match ElementType::classify(p.scale_type_tag().raw()) {
                 TagClass::Known(ElementType::Float16 | ElementType::Bfloat16) => 2,
                 _ => 4,
@@ -930,44 +910,25 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             }
         }
         SchemeVariantView::Nf4(p) => {
-            let Some(s) = shape_at(p.axis()) else {
+            let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Nf4)? else {
                 return Ok(());
             };
-            if s == DYNAMIC {
-                ctx.violation(
-                    Rule::Nf4,
-                    p.axis_at(),
-                    format!("shape[{}] is dynamic", p.axis()),
-                )?;
-                return Ok(());
-            }
-            if s > 0 && u64::from(p.block_size()) > s {
-                ctx.violation(
-                    Rule::Nf3,
-                    p.block_size_at(),
-                    format!(
-                        "block_size {} exceeds shape[{}] = {s}",
-                        p.block_size(),
-                        p.axis()
-                    ),
-                )?;
-            }
+            block_within(
+                ctx,
+                s,
+                p.block_size(),
+                p.axis(),
+                p.block_size_at(),
+                Rule::Nf3,
+            )?;
             if let Some(b) = num_blocks(f, p.axis(), p.block_size(), false) {
                 param_sizes(f, ctx, Rule::Nf5, b, 4, 4)?;
             }
         }
         SchemeVariantView::Mxfp(p) => {
-            let Some(s) = shape_at(p.axis()) else {
+            let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Mx4)? else {
                 return Ok(());
             };
-            if s == DYNAMIC {
-                ctx.violation(
-                    Rule::Mx4,
-                    p.axis_at(),
-                    format!("shape[{}] is dynamic", p.axis()),
-                )?;
-                return Ok(());
-            }
             if s == 0 || p.block_size() == 0 || s % u64::from(p.block_size()) != 0 {
                 ctx.violation(
                     Rule::Mx3,
@@ -987,6 +948,43 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         // Private, opaque, and schemes without rules of their own here.
         #[allow(unreachable_patterns)]
         _ => {}
+    }
+    Ok(())
+}
+
+/// The extent of a scheme's axis: `None` when the axis is out of range (its own rule reports
+/// that) or the dimension is dynamic (a violation of `dynamic`); nothing is computed from it then.
+fn axis_extent(
+    f: &Facts<'_, '_>,
+    ctx: &mut Ctx<'_>,
+    axis: u32,
+    axis_at: u64,
+    dynamic: Rule,
+) -> Result<Option<u64>, Error> {
+    match f.shape.get(axis as usize).copied() {
+        Some(DYNAMIC) => {
+            ctx.violation(dynamic, axis_at, format!("shape[{axis}] is dynamic"))?;
+            Ok(None)
+        }
+        extent => Ok(extent),
+    }
+}
+
+/// A block no longer than a non-empty axis (PB-3, NF-3).
+fn block_within(
+    ctx: &mut Ctx<'_>,
+    extent: u64,
+    block_size: u32,
+    axis: u32,
+    at: u64,
+    rule: Rule,
+) -> Result<(), Error> {
+    if extent > 0 && u64::from(block_size) > extent {
+        ctx.violation(
+            rule,
+            at,
+            format!("block_size {block_size} exceeds shape[{axis}] = {extent}"),
+        )?;
     }
     Ok(())
 }

@@ -134,35 +134,21 @@ pub fn rules(spec: &Spec) -> TokenStream {
     let codes: Vec<_> = spec.rules.iter().map(|r| r.code.as_str()).collect();
     let texts: Vec<_> = spec.rules.iter().map(|r| r.text.as_str()).collect();
     let sources: Vec<_> = spec.rules.iter().map(|r| r.source.as_str()).collect();
+    // The model's enums and the generated ones share variant names.
     let actions: Vec<_> = spec
         .rules
         .iter()
-        .map(|r| match r.action {
-            Action::Reject => quote!(Action::Reject),
-            Action::Strict => quote!(Action::Strict),
-            Action::Validate => quote!(Action::Validate),
-            Action::Warn => quote!(Action::Warn),
-            Action::Obligation => quote!(Action::Obligation),
-        })
+        .map(|r| format_ident!("{}", format!("{:?}", r.action)))
         .collect();
     let actors: Vec<_> = spec
         .rules
         .iter()
-        .map(|r| match r.actor {
-            Actor::Reader => quote!(Actor::Reader),
-            Actor::Writer => quote!(Actor::Writer),
-            Actor::Both => quote!(Actor::Both),
-        })
+        .map(|r| format_ident!("{}", format!("{:?}", r.actor)))
         .collect();
     let enforced: Vec<_> = spec
         .rules
         .iter()
-        .map(|r| match r.enforced_by {
-            EnforcedBy::Table => quote!(EnforcedBy::Table),
-            EnforcedBy::Runtime => quote!(EnforcedBy::Runtime),
-            EnforcedBy::Writer => quote!(EnforcedBy::Writer),
-            EnforcedBy::Structure => quote!(EnforcedBy::Structure),
-        })
+        .map(|r| format_ident!("{}", format!("{:?}", r.enforced_by)))
         .collect();
     quote! {
         /// What a reader does when a rule is broken.
@@ -200,9 +186,9 @@ pub fn rules(spec: &Spec) -> TokenStream {
             pub fn code(self) -> &'static str { match self { #(Rule::#variants => #codes,)* } }
             pub fn text(self) -> &'static str { match self { #(Rule::#variants => #texts,)* } }
             pub fn source(self) -> &'static str { match self { #(Rule::#variants => #sources,)* } }
-            pub fn action(self) -> Action { match self { #(Rule::#variants => #actions,)* } }
-            pub fn actor(self) -> Actor { match self { #(Rule::#variants => #actors,)* } }
-            pub fn enforced_by(self) -> EnforcedBy { match self { #(Rule::#variants => #enforced,)* } }
+            pub fn action(self) -> Action { match self { #(Rule::#variants => Action::#actions,)* } }
+            pub fn actor(self) -> Actor { match self { #(Rule::#variants => Actor::#actors,)* } }
+            pub fn enforced_by(self) -> EnforcedBy { match self { #(Rule::#variants => EnforcedBy::#enforced,)* } }
             pub fn from_id(id: &str) -> Option<Rule> { Rule::ALL.iter().copied().find(|r| r.id() == id) }
         }
     }

@@ -1399,6 +1399,27 @@ fn predicate(
     }
 }
 
+/// `body` (which names the nested value `x`) for each structure a field holds, when it holds
+/// structures: one, an optional one, a sequence, or an optional sequence.
+fn nested(
+    f: &Field,
+    optional: bool,
+    name: &proc_macro2::Ident,
+    mutable: bool,
+    body: TokenStream,
+) -> Option<TokenStream> {
+    if !matches!(f.ty, FieldType::Struct(_) | FieldType::Dispatch { .. }) {
+        return None;
+    }
+    let r = if mutable { quote!(&mut) } else { quote!(&) };
+    Some(match (f.count.is_some(), optional) {
+        (false, false) => quote!({ let x = #r self.#name; #body }),
+        (false, true) => quote!(if let Some(x) = #r self.#name { #body }),
+        (true, false) => quote!(for x in #r self.#name { #body }),
+        (true, true) => quote!(if let Some(xs) = #r self.#name { for x in xs { #body } }),
+    })
+}
+
 fn owned(cx: &Ctx, id: StructId) -> TokenStream {
     let spec = cx.spec;
     let s = spec.s(id);
@@ -1415,6 +1436,7 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
     let mut from_value = TokenStream::new();
     let mut ctor = Vec::new();
     let mut fill = Vec::new();
+    let mut need = Vec::new();
 
     // Pre-encode fields whose length an earlier field gives (enclosed length prefixes).
     for (i, d) in derived.iter().enumerate() {
@@ -1471,27 +1493,30 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
         fields.push(quote!(#d pub #name: #ty,));
         ctor.push(quote!(#name: #fi,));
         // W4 at a declared version: appended fields it defines, absent, take their defaults.
+        let since = version_tokens(f.since);
+        let ax = axis_path(spec, s.axis);
         if appended(s, f) && is_scalar(f) && f.presence == Presence::Always {
             let def = default_tokens(spec, s, f, true);
-            let since = version_tokens(f.since);
-            let ax = axis_path(spec, s.axis);
             fill.push(quote!(if axis == #ax && #since <= v && self.#name.is_none() { self.#name = Some(#def); }));
         }
-        match (&f.ty, &f.count, optional) {
-            (FieldType::Struct(_) | FieldType::Dispatch { .. }, None, false) => {
-                fill.push(quote!(self.#name.fill_defaults(axis, v);));
-            }
-            (FieldType::Struct(_) | FieldType::Dispatch { .. }, None, true) => {
-                fill.push(quote!(if let Some(x) = &mut self.#name { x.fill_defaults(axis, v); }));
-            }
-            (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_), false) => {
-                fill.push(quote!(for x in &mut self.#name { x.fill_defaults(axis, v); }));
-            }
-            (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_), true) => {
-                fill.push(quote!(if let Some(xs) = &mut self.#name { for x in xs { x.fill_defaults(axis, v); } }));
-            }
-            _ => {}
+        // W1/W2: an appended field that is present needs the version that appended it.
+        if appended(s, f) {
+            need.push(quote!(if axis == #ax && self.#name.is_some() && v < #since { v = #since; }));
         }
+        fill.extend(nested(
+            f,
+            optional,
+            &name,
+            true,
+            quote!(x.fill_defaults(axis, v);),
+        ));
+        need.extend(nested(
+            f,
+            optional,
+            &name,
+            false,
+            quote!(v = x.version_needed(axis, v);),
+        ));
         if optional {
             new_inits.push(quote!(#name: None,));
         } else {
@@ -1623,6 +1648,14 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
             #[allow(unused_variables)]
             pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
                 #(#fill)*
+            }
+
+            /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+            /// field present here and in every nested structure.
+            #[allow(unused_variables, unused_mut)]
+            pub fn version_needed(&self, axis: crate::generated::axes::Axis, mut v: crate::version::Version) -> crate::version::Version {
+                #(#need)*
+                v
             }
 
             /// Append the encoding.
@@ -1969,6 +2002,18 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     if private_struct.is_some() {
         uint_arms.push(quote!(#vv::Private(_, x) => x.uint_field(name),));
     }
+    let mut need_arms: Vec<_> = sp
+        .tags
+        .iter()
+        .filter(|t| t.structure.is_some())
+        .map(|t| {
+            let v = camel(&t.name);
+            quote!(#vo::#v(x) => x.version_needed(axis, v),)
+        })
+        .collect();
+    if private_struct.is_some() {
+        need_arms.push(quote!(#vo::Private(_, x) => x.version_needed(axis, v),));
+    }
     let mut fill_arms: Vec<_> = sp
         .tags
         .iter()
@@ -2112,6 +2157,11 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
             pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
                 #[allow(unreachable_patterns)]
                 match self { #(#fill_arms)* _ => {} }
+            }
+            /// W1/W2 for the selected structure (see its `version_needed`).
+            pub fn version_needed(&self, axis: crate::generated::axes::Axis, v: crate::version::Version) -> crate::version::Version {
+                #[allow(unreachable_patterns)]
+                match self { #(#need_arms)* _ => v }
             }
             pub fn encode(&self, out: &mut Vec<u8>) {
                 match self { #(#encode_arms)* }
