@@ -93,12 +93,12 @@ fn descriptors_reencode_byte_for_byte_through_the_cli() {
         let path = shared()
             .join("conformance")
             .join(e["file"].as_str().unwrap());
-        let out = hurray_spec(&["decode", "--json", path.to_str().unwrap()]);
+        let out = hurray(&["decode", "--json", path.to_str().unwrap()]);
         assert!(out.status.success(), "{}: {}", path.display(), stderr(&out));
         let json = dir.join("d.json");
         std::fs::write(&json, &out.stdout).unwrap();
         let bin = dir.join("d.bin");
-        let enc = hurray_spec(&[
+        let enc = hurray(&[
             "encode",
             json.to_str().unwrap(),
             "-o",

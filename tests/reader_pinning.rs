@@ -1,9 +1,9 @@
-//! `hurray-spec decode --reader AXIS=VERSION [--permissive]`: pinning a reader to a version
+//! `hurray decode --reader AXIS=VERSION [--permissive]`: pinning a reader to a version
 //! on each axis, and what the CLI says about data it cannot read.
 
 mod common;
 
-use common::{hurray_spec, read, scratch, shared, stderr};
+use common::{hurray, read, scratch, shared, stderr};
 
 fn basic() -> String {
     shared()
@@ -15,7 +15,7 @@ fn basic() -> String {
 #[test]
 fn a_reader_pinned_on_every_axis_reads_released_data() {
     let f = basic();
-    let o = hurray_spec(&[
+    let o = hurray(&[
         "decode",
         "--reader",
         "descriptor=1.0",
@@ -39,7 +39,7 @@ fn a_version_this_build_does_not_support_is_a_usage_error() {
         ("tensor=1.0", "tensor"),
         ("descriptor", "AXIS=VERSION"),
     ] {
-        let o = hurray_spec(&["decode", "--reader", arg, &f]);
+        let o = hurray(&["decode", "--reader", arg, &f]);
         assert_eq!(o.status.code(), Some(2), "--reader {arg}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "--reader {arg}: {}", stderr(&o));
     }
@@ -52,7 +52,7 @@ fn data_of_another_major_is_rejected_with_its_code_and_offset() {
     bytes[8] = 2; // container_version_major
     let p = dir.join("major2.hrry");
     std::fs::write(&p, &bytes).unwrap();
-    let o = hurray_spec(&["decode", p.to_str().unwrap()]);
+    let o = hurray(&["decode", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("error[major-version-too-high]") && stderr(&o).contains("(at byte 8)"),
@@ -61,7 +61,7 @@ fn data_of_another_major_is_rejected_with_its_code_and_offset() {
     );
     bytes[8] = 0;
     std::fs::write(&p, &bytes).unwrap();
-    let o = hurray_spec(&["decode", p.to_str().unwrap()]);
+    let o = hurray(&["decode", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("error[major-version-too-low]"),

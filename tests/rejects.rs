@@ -4221,7 +4221,7 @@ fn the_cli_reports_code_and_offset() {
     ] {
         let e = &manifest[name];
         let path = corpus_dir().join(name);
-        let out = hurray_spec(&["decode", path.to_str().unwrap()]);
+        let out = hurray(&["decode", path.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr(&out));
         let err = stderr(&out);
         let first = err.lines().next().unwrap_or_default();

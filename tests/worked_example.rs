@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{fixtures, hurray_spec, root, scratch, stderr, stdout};
+use common::{fixtures, hurray, hurray_spec, root, scratch, stderr, stdout};
 use serde_json::Value as J;
 
 use hurray_runtime as old;
@@ -154,7 +154,7 @@ fn bias_correction_step_3_the_released_runtime_reads_new_data_skipping_4_bytes()
     let dir = scratch("worked-example-json");
     let path = dir.join("new.bin");
     std::fs::write(&path, &bytes).unwrap();
-    let o = hurray_spec(&["decode", "--json", path.to_str().unwrap()]);
+    let o = hurray(&["decode", "--json", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let j: J = serde_json::from_str(&stdout(&o)).unwrap();
     let skipped = &j["evolution"]["skipped"][0];
@@ -163,7 +163,7 @@ fn bias_correction_step_3_the_released_runtime_reads_new_data_skipping_4_bytes()
     let json_path = dir.join("new.json");
     std::fs::write(&json_path, stdout(&o)).unwrap();
     let out = dir.join("again.bin");
-    let o = hurray_spec(&[
+    let o = hurray(&[
         "encode",
         json_path.to_str().unwrap(),
         "-o",

@@ -10,6 +10,8 @@ pub mod ctx;
 pub mod descriptor;
 pub mod error;
 pub mod file;
+#[cfg(feature = "json")]
+pub mod json;
 pub mod section;
 pub mod semantic;
 pub mod value;

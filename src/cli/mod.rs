@@ -1,23 +1,27 @@
-//! Argument parsing and dispatch. Exit codes: 0 success, 1 the input (spec or data) was
-//! rejected, 2 usage or I/O errors.
+//! Argument parsing and dispatch. Exit codes: 0 success, 1 the spec was rejected, 2 usage
+//! or I/O errors.
+//!
+//! This binary depends on `hurray-codegen` only, never on code generated from `spec/`, so it
+//! builds and runs whatever state the spec is in. The implementor's commands (`decode`,
+//! `encode`), built on the generated runtime, are in the `hurray` binary; an unknown
+//! subcommand is forwarded to it, as cargo and git forward theirs.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
-mod decode;
 mod docs;
-mod file;
-mod json;
-mod summary;
+mod forward;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "hurray-spec",
     version,
-    about = "The Hurray format's machine-readable spec: check it, and decode or encode Hurray data"
+    about = "The Hurray format's machine-readable spec: check it, list its lints, release it, render its docs",
+    after_help = "Data commands (decode, encode) are in the `hurray` binary; `hurray-spec decode …` runs it when it is installed beside this one or on PATH."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -68,29 +72,9 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
-    Decode {
-        /// Print the JSON contract instead of a summary.
-        #[arg(long)]
-        json: bool,
-        /// Accept unknown type tags, schemes and private values where the spec allows, marking
-        /// the data not dereferenceable (RES-8, RES-9).
-        #[arg(long)]
-        permissive: bool,
-        /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
-        #[arg(long = "reader", value_name = "AXIS=VERSION")]
-        readers: Vec<String>,
-        file: PathBuf,
-    },
-    /// Encode the JSON `decode --json` prints for a descriptor back to bytes, byte for byte.
-    Encode {
-        json_file: PathBuf,
-        #[arg(short = 'o', long = "output")]
-        output: PathBuf,
-        /// Write the bytes even if a reader would reject them (for crafting test vectors).
-        #[arg(long)]
-        unchecked: bool,
-    },
+    /// A command of the `hurray` binary (decode, encode): forwarded to it.
+    #[command(external_subcommand)]
+    Forward(Vec<OsString>),
 }
 
 pub fn run() -> ExitCode {
@@ -111,17 +95,7 @@ pub fn run() -> ExitCode {
         Command::Docs { spec, out, check } => docs::run(&spec, &out, check),
         Command::Lints { json } => check::list(json),
         Command::Release { spec, label } => check::release(&spec, label.as_deref()),
-        Command::Decode {
-            json,
-            permissive,
-            readers,
-            file,
-        } => decode::run(&file, json, permissive, &readers),
-        Command::Encode {
-            json_file,
-            output,
-            unchecked,
-        } => decode::encode(&json_file, &output, unchecked),
+        Command::Forward(args) => forward::run(&args),
     }
 }
 

@@ -25,6 +25,23 @@ pub fn hurray_spec(args: &[&str]) -> Output {
         .expect("the hurray-spec binary runs")
 }
 
+/// Run the `hurray` binary (package `hurray-cli`: the data commands). It is built beside
+/// `hurray-spec` by `cargo test --workspace`, whose integration tests include hurray-cli's.
+pub fn hurray(args: &[&str]) -> Output {
+    let spec_binary = PathBuf::from(env!("CARGO_BIN_EXE_hurray-spec"));
+    let binary = spec_binary.with_file_name(format!("hurray{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        binary.is_file(),
+        "{} is not built: run the tests with `cargo test --workspace` (or `cargo build -p hurray-cli` first)",
+        binary.display()
+    );
+    Command::new(binary)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the hurray binary runs")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }

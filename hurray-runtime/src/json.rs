@@ -1,19 +1,38 @@
-//! The runtime's `Value` tree as JSON and back. Byte sequences are lowercase hex strings;
+//! The decoded [`Value`] tree as JSON and back (feature `json`): the shape `hurray decode
+//! --json` prints and `hurray encode` reads. Byte sequences are lowercase hex strings;
 //! floats that JSON cannot hold (NaN, ±Inf) are `"f64:<bits>"`. Defaulted fields (R4) and
 //! skipped bytes (CD2) are lifted into an `evolution` object so the main shape stays the
-//! contract's and `encode` can restore the exact bytes.
+//! contract's and encoding can restore the exact bytes.
+//!
+//! ```
+//! use hurray_runtime::Value;
+//! use hurray_runtime::json::{Evolution, evolution_from_json, from_json, to_json};
+//!
+//! let value = Value::Object(vec![("rank".into(), Value::UInt(2))]);
+//! let mut evolution = Evolution::default();
+//! let json = to_json(&value, "", &mut evolution);
+//! assert_eq!(json["rank"], 2);
+//! let back = from_json(&json, "", &evolution_from_json(&json));
+//! assert_eq!(back, value);
+//! ```
 
-use hurray_runtime::Value;
-use hurray_runtime::value::hex_encode;
+use crate::Value;
+use crate::value::hex_encode;
 use serde_json::{Map, Value as J, json};
 
 /// What reading did beyond the plain fields.
 #[derive(Debug, Default)]
 pub struct Evolution {
+    /// Paths (`quantization.bias_correction`) of fields that took their documented default
+    /// because the data predates them (R4).
     pub defaulted: Vec<String>,
+    /// Bytes a length prefix covered beyond the fields the reader knows (CD2), by the path of
+    /// the structure that held them (`descriptor` for the top level).
     pub skipped: Vec<(String, Vec<u8>)>,
 }
 
+/// A [`Value`] as JSON; defaulted fields and skipped bytes are recorded in `evo` (see
+/// [`evolution_json`]) instead of the main shape. `path` is the value's path (`""` at the top).
 pub fn to_json(v: &Value, path: &str, evo: &mut Evolution) -> J {
     match v {
         Value::Null => J::Null,
@@ -149,7 +168,7 @@ pub fn evolution_from_json(j: &J) -> Evolution {
                 if let (Some(at), Some(b)) = (
                     x.get("at").and_then(J::as_str),
                     x.get("bytes").and_then(J::as_str),
-                ) && let Some(bytes) = hurray_runtime::value::hex_decode(b)
+                ) && let Some(bytes) = crate::value::hex_decode(b)
                 {
                     evo.skipped.push((at.to_string(), bytes));
                 }
@@ -157,6 +176,36 @@ pub fn evolution_from_json(j: &J) -> Evolution {
         }
     }
     evo
+}
+
+/// A decoded descriptor as `hurray decode --json` prints it: the contract's shape, plus an
+/// `evolution` object, `"dereferenceable": false` and `warnings` only when there is something
+/// to say.
+pub fn descriptor_json(v: &Value, warnings: &[crate::Warning], dereferenceable: bool) -> J {
+    let mut evo = Evolution::default();
+    let mut j = to_json(v, "", &mut evo);
+    if let J::Object(m) = &mut j {
+        if let Some(e) = evolution_json(&evo) {
+            m.insert("evolution".into(), e);
+        }
+        if !dereferenceable {
+            m.insert("dereferenceable".into(), J::Bool(false));
+        }
+        if !warnings.is_empty() {
+            m.insert("warnings".into(), warnings_json(warnings));
+        }
+    }
+    j
+}
+
+/// Warnings as a JSON array of `{code, rule, offset, message}`.
+pub fn warnings_json(warnings: &[crate::Warning]) -> J {
+    J::Array(
+        warnings
+            .iter()
+            .map(|w| json!({"code": w.rule.code(), "rule": w.rule.id(), "offset": w.offset, "message": w.detail}))
+            .collect(),
+    )
 }
 
 #[cfg(test)]

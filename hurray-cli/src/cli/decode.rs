@@ -1,14 +1,14 @@
-//! `hurray-spec decode` and `hurray-spec encode`.
+//! `hurray decode` and `hurray encode`.
 
 use std::path::Path;
 use std::process::ExitCode;
 
 use hurray_runtime::contract;
 use hurray_runtime::descriptor;
-use hurray_runtime::{Error, ReaderConfig, Value};
-use serde_json::{Value as J, json};
+use hurray_runtime::{Error, ReaderConfig};
+use serde_json::Value as J;
 
-use super::json::{Evolution, evolution_from_json, evolution_json, from_json, to_json};
+use hurray_runtime::json::{descriptor_json, evolution_from_json, from_json};
 
 /// Print a rejection as the CLI contract says and return exit code 1.
 pub fn rejected(e: &Error) -> ExitCode {
@@ -58,33 +58,6 @@ pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) ->
         }
         Err(e) => rejected(&e),
     }
-}
-
-/// A descriptor value as JSON, with evolution marks, warnings and dereferenceability added
-/// only when there is something to say.
-pub fn descriptor_json(
-    v: &Value,
-    warnings: &[hurray_runtime::Warning],
-    dereferenceable: bool,
-) -> J {
-    let mut evo = Evolution::default();
-    let mut j = to_json(v, "", &mut evo);
-    if let J::Object(m) = &mut j {
-        if let Some(e) = evolution_json(&evo) {
-            m.insert("evolution".into(), e);
-        }
-        if !dereferenceable {
-            m.insert("dereferenceable".into(), J::Bool(false));
-        }
-        if !warnings.is_empty() {
-            m.insert("warnings".into(), warnings_json(warnings));
-        }
-    }
-    j
-}
-
-pub fn warnings_json(w: &[hurray_runtime::Warning]) -> J {
-    J::Array(w.iter().map(|w| json!({"code": w.rule.code(), "rule": w.rule.id(), "offset": w.offset, "message": w.detail})).collect())
 }
 
 pub fn encode(input: &Path, output: &Path, unchecked: bool) -> ExitCode {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use hurray_runtime::{ReaderConfig, Value, contract, file};
 
 use super::decode::rejected;
-use super::json::{Evolution, to_json};
+use hurray_runtime::json::{Evolution, to_json};
 
 pub fn run(bytes: &[u8], json: bool, cfg: &ReaderConfig) -> ExitCode {
     let f = match file::read(bytes, cfg) {
