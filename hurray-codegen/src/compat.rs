@@ -278,7 +278,7 @@ pub fn matrix(spec: &Spec) -> Matrix {
         majors.push(MajorCell {
             axis: AxisId(ai as u32),
             reader,
-            data: Version::new(reader.major + 1, 0),
+            data: Version::new(reader.major.saturating_add(1), 0),
             verdict: Verdict::Reject { rule: too_high },
         });
         majors.push(MajorCell {

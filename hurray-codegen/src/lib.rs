@@ -20,6 +20,9 @@ pub mod raw;
 pub mod source;
 pub mod validate;
 
+/// The one version type of the Hurray tools, re-exported for the derive.
+pub use hurray_version as version;
+
 use std::path::Path;
 
 use diag::Diagnostics;

@@ -388,49 +388,27 @@ impl Lower<'_> {
     }
 
     fn version_in_style(&mut self, file: FileId, style: AxisStyle, v: &S<toml::Value>) -> Version {
-        let sp = span(file, v);
-        let parsed = match (style, v.get_ref()) {
-            (AxisStyle::Scheme, toml::Value::Integer(n)) if (1..=255).contains(n) => {
-                Some(Version::new(1, *n as u16))
-            }
-            (AxisStyle::Scheme, toml::Value::String(s)) => s
-                .parse::<u16>()
-                .ok()
-                .filter(|n| (1..=255).contains(n))
-                .map(|n| Version::new(1, n)),
-            (AxisStyle::MajorMinor, toml::Value::String(s)) => {
-                let mut it = s.split('.');
-                match (
-                    it.next().and_then(|x| x.parse::<u16>().ok()),
-                    it.next().and_then(|x| x.parse::<u16>().ok()),
-                    it.next(),
-                ) {
-                    (Some(a), Some(b), None) if a <= 255 && b <= 255 => Some(Version::new(a, b)),
-                    _ => None,
-                }
-            }
+        // A scheme version is written as a bare integer; the one parse reads its text.
+        let text = match v.get_ref() {
+            toml::Value::String(s) => Some(s.clone()),
+            toml::Value::Integer(n) if style == AxisStyle::Scheme => Some(n.to_string()),
             _ => None,
         };
-        parsed.unwrap_or_else(|| {
-            let help = match style {
-                AxisStyle::MajorMinor => {
-                    "write a version as a string \"MAJOR.MINOR\" (each 0–255), e.g. \"1.1\""
-                }
-                AxisStyle::Scheme => {
-                    "a scheme axis version is the scheme_version byte, an integer 1–255, e.g. 2"
-                }
-            };
-            self.err(
-                &lints::BAD_VALUE,
-                sp,
-                format!(
-                    "`{}` is not a version on this axis",
-                    show_value(v.get_ref())
-                ),
-                help,
-            );
-            Version::new(1, 0)
-        })
+        match text.map(|t| style.parse(&t)) {
+            Some(Ok(version)) => version,
+            _ => {
+                self.err(
+                    &lints::BAD_VALUE,
+                    span(file, v),
+                    format!(
+                        "`{}` is not a version on this axis",
+                        show_value(v.get_ref())
+                    ),
+                    style.form(),
+                );
+                Version::new(1, 0)
+            }
+        }
     }
 
     fn since(

@@ -7,37 +7,8 @@ use std::fmt;
 
 use crate::source::Span;
 
-/// A version on one axis. On a scheme axis `major` is the descriptor major (RES-6) and
-/// `minor` is the `scheme_version` byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Version {
-    pub major: u16,
-    pub minor: u16,
-}
-
-impl Version {
-    pub const fn new(major: u16, minor: u16) -> Version {
-        Version { major, minor }
-    }
-}
-
-/// How an axis writes its versions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AxisStyle {
-    /// `"1.0"`: a major and a minor byte.
-    MajorMinor,
-    /// `1`: the `scheme_version` byte, minor-like under the descriptor major (RES-6).
-    Scheme,
-}
-
-impl AxisStyle {
-    pub fn show(self, v: Version) -> String {
-        match self {
-            AxisStyle::MajorMinor => format!("{}.{}", v.major, v.minor),
-            AxisStyle::Scheme => format!("{}", v.minor),
-        }
-    }
-}
+/// The one version type of the Hurray tools, with its parse and display (`hurray-version`).
+pub use hurray_version::{AxisStyle, Version};
 
 macro_rules! id_type {
     ($($name:ident),*) => {$(

@@ -7,19 +7,10 @@ use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Ident, Lit, LitStr, Type, Visibility,
 };
 
+use hurray_codegen::version::AxisStyle;
 /// A version as the attributes write it: `"1.1"`, or an integer `2` (a scheme-style version
-/// `1.2`, the scheme_version byte being the minor, RES-6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version {
-    pub major: u8,
-    pub minor: u8,
-}
-
-impl std::fmt::Display for Version {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
+/// `1.2`, the scheme_version byte being the minor, RES-6). The one version type of the tools.
+pub use hurray_codegen::version::Version;
 
 pub struct Section {
     pub ident: Ident,
@@ -59,20 +50,12 @@ fn version(e: &Expr) -> syn::Result<Version> {
     match e {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => {
-            let v = s.value();
-            let (a, b) = v.split_once('.').ok_or_else(bad)?;
-            Ok(Version {
-                major: a.parse().map_err(|_| bad())?,
-                minor: b.parse().map_err(|_| bad())?,
-            })
-        }
+        }) => AxisStyle::MajorMinor.parse(&s.value()).map_err(|_| bad()),
         Expr::Lit(ExprLit {
             lit: Lit::Int(i), ..
-        }) => Ok(Version {
-            major: 1,
-            minor: i.base10_parse().map_err(|_| bad())?,
-        }),
+        }) => AxisStyle::Scheme
+            .parse(i.base10_digits())
+            .map_err(|_| bad()),
         _ => Err(bad()),
     }
 }
@@ -103,7 +86,7 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Section> {
         ident: input.ident.clone(),
         vis: input.vis.clone(),
         length_prefixed: false,
-        base: Version { major: 1, minor: 0 },
+        base: Version::new(1, 0),
         spec: None,
         spec_dir: None,
         krate: None,

@@ -8,7 +8,7 @@ use heck::{ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 
-use crate::ast::{Section, Version};
+use crate::ast::Section;
 use hurray_codegen::amend::snapshot;
 use hurray_codegen::model::{DefaultValue, Field, FieldType, Framing, Position, Spec, Structure};
 
@@ -84,10 +84,6 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
         .map(|id| spec.s(id))
         .ok_or_else(|| err(format!("the spec has no structure `{name}`")))?;
     let axis = spec.ax(st.axis);
-    let v = |x: hurray_codegen::model::Version| Version {
-        major: x.major as u8,
-        minor: x.minor as u8,
-    };
     let mut errs: Vec<String> = Vec::new();
     if s.length_prefixed != st.framing.is_length_prefixed() {
         errs.push(format!(
@@ -104,7 +100,7 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
             }
         ));
     }
-    if s.base != v(st.since) {
+    if s.base != st.since {
         errs.push(format!(
             "structure `{name}` begins at {} in the spec; the struct's base is {}",
             axis.show(st.since),
@@ -142,7 +138,7 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
                 rf.ty.to_token_stream().to_string().replace(' ', "")
             ));
         }
-        if rf.since(s.base) != v(tf.since) {
+        if rf.since(s.base) != tf.since {
             errs.push(format!(
                 "field `{fname}` is since {} in the spec; the struct says {}",
                 axis.show(tf.since),

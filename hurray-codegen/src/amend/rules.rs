@@ -35,33 +35,18 @@ pub fn s1_public_range(space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
 /// claim a version the base already covers: its `since` is the version this amendment declares.
 pub fn s1_without_amendment(
     what: &str,
-    since: &str,
-    declared: &str,
-    base: &str,
+    style: AxisStyle,
+    since: Version,
+    declared: Version,
+    base: Version,
     span: Option<Span>,
     diags: &mut Diagnostics,
 ) {
-    let le = |a: &str, b: &str| -> bool {
-        let p = |v: &str| {
-            v.split('.')
-                .map(|x| x.parse::<u32>().unwrap_or(0))
-                .collect::<Vec<_>>()
-        };
-        p(a) <= p(b)
-    };
-    if le(since, base) {
+    if since <= base {
         diags.push(
-            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {base} but claims `since` {since}"))
-                .help(format!("an addition belongs to the amendment that makes it: set `since = {}` (the axis's new version)", quote_version(declared))),
+            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {} but claims `since` {}", style.show(base), style.show(since)))
+                .help(format!("an addition belongs to the amendment that makes it: set `since = {}` (the axis's new version)", style.toml_literal(declared))),
         );
-    }
-}
-
-fn quote_version(v: &str) -> String {
-    if v.contains('.') {
-        format!("\"{v}\"")
-    } else {
-        v.to_string()
     }
 }
 
@@ -75,24 +60,14 @@ pub fn s2_anti_rebind(
     diags: &mut Diagnostics,
 ) {
     let mut reported = std::collections::HashSet::new();
-    // S2 binds within a major version: a record of another major may be remapped (S5).
+    // S2 binds within a major version: a record of another major may be remapped (S5). A
+    // scheme axis lives under the descriptor major (RES-6).
     let same_major = |rec: &Snapshot, axis: &str| {
-        let major = |s: &Snapshot| {
-            s.axis(axis)
-                .map(|a| a.version.split('.').next().unwrap_or("").to_string())
+        let major = |s: &Snapshot| match s.version(axis)? {
+            (AxisStyle::Scheme, _) => s.version("descriptor").map(|(_, v)| v.major),
+            (_, v) => Some(v.major),
         };
-        let scheme = axis.starts_with("scheme.");
-        let m = |s: &Snapshot| {
-            if scheme {
-                major(s).and(
-                    s.axis("descriptor")
-                        .map(|a| a.version.split('.').next().unwrap_or("").to_string()),
-                )
-            } else {
-                major(s)
-            }
-        };
-        m(rec) == m(current)
+        major(rec) == major(current)
     };
     for (label, rec) in records {
         for rs in &rec.space {
@@ -327,13 +302,13 @@ pub fn layout_witness(
 pub fn s5_migration(
     spec_dir: &Path,
     axis: &str,
-    from_major: u16,
+    from_major: u8,
     base: &Snapshot,
     span: Option<Span>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) {
-    let to = from_major + 1;
+    let to = u16::from(from_major) + 1;
     let name = format!("{axis}-{from_major}-to-{to}.toml");
     let path = spec_dir.join("migrations").join(&name);
     let Ok(text) = std::fs::read_to_string(&path) else {

@@ -367,10 +367,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
             spans.insert(key::axis(&a.name), a.current_span);
             SAxis {
                 name: a.name.clone(),
-                style: match a.style {
-                    AxisStyle::MajorMinor => "major.minor".to_string(),
-                    AxisStyle::Scheme => "scheme".to_string(),
-                },
+                style: a.style.word().to_string(),
                 version: a.show(a.current),
                 initial: a.show(a.initial),
                 scheme: a.scheme.clone().unwrap_or_default(),
@@ -597,6 +594,12 @@ impl Snapshot {
 
     pub fn axis(&self, name: &str) -> Option<&SAxis> {
         self.axis.iter().find(|a| a.name == name)
+    }
+    /// The version the record declares on an axis, read in the axis's style.
+    pub fn version(&self, axis: &str) -> Option<(AxisStyle, Version)> {
+        let a = self.axis(axis)?;
+        let style = AxisStyle::from_word(&a.style)?;
+        Some((style, style.parse(&a.version).ok()?))
     }
     pub fn space(&self, name: &str) -> Option<&SSpace> {
         self.space.iter().find(|a| a.name == name)

@@ -831,7 +831,7 @@ pub fn compatibility(spec: &Spec) -> String {
         "| Change | Where | Strict | Permissive |\n|--------|-------|--------|------------|"
     );
     // A hypothetical change in each flag set and tag space, met by a reader older than it.
-    let newer = Version::new(u16::MAX, u16::MAX);
+    let newer = Version::new(u8::MAX, u8::MAX);
     let mut row = |kind: &str, name: &str, axis: AxisId, change: compat::Change| {
         let item = compat::Item {
             axis,

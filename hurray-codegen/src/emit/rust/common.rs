@@ -59,8 +59,8 @@ pub fn flags_type(spec: &Spec, id: FlagSetId) -> Ident {
 
 pub fn version_tokens(v: Version) -> TokenStream {
     let (a, b) = (
-        Literal::u8_unsuffixed(v.major as u8),
-        Literal::u8_unsuffixed(v.minor as u8),
+        Literal::u8_unsuffixed(v.major),
+        Literal::u8_unsuffixed(v.minor),
     );
     quote!(crate::version::Version::new(#a, #b))
 }
