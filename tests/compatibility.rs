@@ -148,7 +148,7 @@ macro_rules! observe {
 // The newer build writes the data of every cell.
 
 fn nv(v: SpecVersion) -> new::Version {
-    new::Version::new(v.major as u8, v.minor as u8)
+    new::Version::new(v.major, v.minor)
 }
 
 /// A descriptor at an exact descriptor version (the matrix's data version, not the lowest
@@ -415,8 +415,8 @@ fn another_major_is_rejected_on_every_axis_that_has_one() {
             }
             "container" => {
                 let mut b = file(new::Version::new(1, 0), Vec::new(), None);
-                b[8] = c.data.major as u8;
-                b[9] = c.data.minor as u8;
+                b[8] = c.data.major;
+                b[9] = c.data.minor;
                 got.push(observe!(new, &b, true, &new::ReaderConfig::new(), None));
                 got.push(observe!(old, &b, true, &old::ReaderConfig::new(), None));
             }

@@ -9,7 +9,6 @@
 //! for every cell with a runtime generated from the same spec and assert the verdict.
 
 use crate::model::*;
-use crate::validate::{dispatch_bound, variants};
 
 /// What a version added.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,7 +232,7 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
                     .any(|f| matches!(&f.ty, FieldType::Dispatch { space: d, .. } if d == space))
             });
             let skippable = !dispatches
-                || (!variants(spec, *space).is_empty() && dispatch_bound(spec, *space).is_some());
+                || (!spec.variants(*space).is_empty() && spec.dispatch_bound(*space).is_some());
             by_action(spec, rule, mode, skippable)
         }
     }

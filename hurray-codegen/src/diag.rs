@@ -5,26 +5,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+pub use crate::lints::Level;
 use crate::lints::Lint;
+pub use crate::render::hex;
 use crate::source::{SourceMap, Span};
-
-/// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Note => "note",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
 
 /// A concrete byte sequence that two readings interpret differently (issue: byte witness).
 #[derive(Clone, Debug, PartialEq)]
@@ -73,15 +57,6 @@ impl Witness {
         }
         out
     }
-}
-
-/// Lowercase hex, two digits a byte, space separated.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// One finding.

@@ -17,6 +17,7 @@ pub mod lower;
 pub mod model;
 pub mod overlay;
 pub mod raw;
+pub mod render;
 pub mod source;
 pub mod validate;
 

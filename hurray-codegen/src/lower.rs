@@ -919,7 +919,7 @@ impl Lower<'_> {
                     }
                 };
                 let buffers = match &t.buffers {
-                    Some(b) => parse_rank_linear(b.get_ref()).unwrap_or_else(|| {
+                    Some(b) => RankLinear::parse(b.get_ref()).unwrap_or_else(|| {
                         self.err(
                             &lints::BAD_VALUE,
                             span(file, b),
@@ -1599,7 +1599,7 @@ impl Lower<'_> {
         };
         // The declared offset is kept as a position for the layout pass to compare.
         if let Some((osp, v)) = offset_decl {
-            match parse_affine(&v) {
+            match affine(&v) {
                 Some(a) => field.declared_offset = Some((a, osp)),
                 None => self.err(
                     &lints::BAD_VALUE,
@@ -2054,69 +2054,13 @@ impl Lower<'_> {
     }
 }
 
-/// `A*rank+B`, `rank`, or `N`.
-pub fn parse_rank_linear(s: &str) -> Option<RankLinear> {
-    let a = parse_affine_str(s)?;
-    if a.terms.keys().any(|k| k != "rank") || a.constant < 0 {
-        return None;
-    }
-    let coef = a.terms.get("rank").copied().unwrap_or(0);
-    (coef >= 0).then_some(RankLinear {
-        a: coef as u32,
-        b: a.constant as u32,
-    })
-}
-
-/// Parse an integer or `"20+8*rank"`-style linear expression.
-pub fn parse_affine(v: &toml::Value) -> Option<Affine> {
+/// An integer or a `"20+8*rank"`-style linear expression.
+fn affine(v: &toml::Value) -> Option<Affine> {
     match v {
         toml::Value::Integer(n) => Some(Affine::constant(*n)),
-        toml::Value::String(s) => parse_affine_str(s),
+        toml::Value::String(s) => Affine::parse(s),
         _ => None,
     }
-}
-
-fn parse_affine_str(s: &str) -> Option<Affine> {
-    let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    if compact.is_empty() {
-        return None;
-    }
-    let mut out = Affine::default();
-    for term in compact
-        .replace('-', "+-")
-        .split('+')
-        .filter(|t| !t.is_empty())
-    {
-        let (neg, t) = match term.strip_prefix('-') {
-            Some(t) => (true, t),
-            None => (false, term),
-        };
-        let part = if let Some((a, b)) = t.split_once('*') {
-            let (k, name) = if a.chars().all(|c| c.is_ascii_digit()) {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            if !is_ident(name) {
-                return None;
-            }
-            Affine::var(name, k.parse().ok()?)
-        } else if t.chars().all(|c| c.is_ascii_digit()) {
-            Affine::constant(t.parse().ok()?)
-        } else if is_ident(t) {
-            Affine::var(t, 1)
-        } else {
-            return None;
-        };
-        out = out.add(&if neg { part.scale(-1) } else { part });
-    }
-    Some(out)
-}
-
-fn is_ident(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// `"48 52 52 59"` (spaces optional).

@@ -256,6 +256,21 @@ pub struct RankLinear {
     pub b: u32,
 }
 
+impl RankLinear {
+    /// Parse `A*rank+B`, `rank`, or `N`.
+    pub fn parse(s: &str) -> Option<RankLinear> {
+        let a = Affine::parse(s)?;
+        if a.terms.keys().any(|k| k != "rank") || a.constant < 0 {
+            return None;
+        }
+        let coef = a.terms.get("rank").copied().unwrap_or(0);
+        (coef >= 0).then_some(RankLinear {
+            a: coef as u32,
+            b: a.constant as u32,
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ByteOffsetRule {
     Bounded,
@@ -408,6 +423,53 @@ impl Affine {
         }
         Some(out)
     }
+}
+
+impl Affine {
+    /// Parse an integer or a linear expression such as `"20+8*rank"` (the form
+    /// [`Affine`]'s `Display` writes).
+    pub fn parse(s: &str) -> Option<Affine> {
+        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.is_empty() {
+            return None;
+        }
+        let mut out = Affine::default();
+        for term in compact
+            .replace('-', "+-")
+            .split('+')
+            .filter(|t| !t.is_empty())
+        {
+            let (neg, t) = match term.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, term),
+            };
+            let part = if let Some((a, b)) = t.split_once('*') {
+                let (k, name) = if a.chars().all(|c| c.is_ascii_digit()) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                if !is_identifier(name) {
+                    return None;
+                }
+                Affine::var(name, k.parse().ok()?)
+            } else if t.chars().all(|c| c.is_ascii_digit()) {
+                Affine::constant(t.parse().ok()?)
+            } else if is_identifier(t) {
+                Affine::var(t, 1)
+            } else {
+                return None;
+            };
+            out = out.add(&if neg { part.scale(-1) } else { part });
+        }
+        Some(out)
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 impl fmt::Display for Affine {
@@ -863,6 +925,47 @@ impl Spec {
             f = &s.fields[step];
         }
         f
+    }
+    /// The structures a dispatching space selects, in the order its tags and ranges name
+    /// them.
+    pub fn variants(&self, space: SpaceId) -> Vec<StructId> {
+        let sp = self.sp(space);
+        let mut v: Vec<StructId> = sp
+            .tags
+            .iter()
+            .filter_map(|t| t.structure)
+            .chain(sp.ranges.iter().filter_map(|r| r.structure))
+            .collect();
+        v.dedup();
+        v
+    }
+    /// The rule bounding a dispatched field when every structure its space selects is
+    /// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
+    pub fn dispatch_bound(&self, space: SpaceId) -> Option<RuleId> {
+        let vs = self.variants(space);
+        let bound = |id: &StructId| match &self.s(*id).framing {
+            Framing::LengthPrefixed { rule, .. } => Some(*rule),
+            Framing::Fixed => None,
+        };
+        let first = vs.first().and_then(bound)?;
+        vs.iter().all(|v| bound(v).is_some()).then_some(first)
+    }
+    /// The constant offset of a tag field of `space` reached by `path` inside structure `id`.
+    pub fn peek_offset(&self, id: StructId, path: &[String], space: SpaceId) -> Option<u64> {
+        let mut cur = id;
+        let mut off = 0;
+        for (i, name) in path.iter().enumerate() {
+            let (_, f) = self.s(cur).field(name)?;
+            off += f.const_offset()?;
+            if i + 1 == path.len() {
+                return (f.ty == FieldType::Tag(space)).then_some(off);
+            }
+            match f.ty {
+                FieldType::Struct(t) => cur = t,
+                _ => return None,
+            }
+        }
+        None
     }
     /// The scheme axis of a scheme tag name.
     pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {

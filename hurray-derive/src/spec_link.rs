@@ -9,8 +9,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 
 use crate::ast::Section;
-use hurray_codegen::amend::snapshot;
 use hurray_codegen::model::{DefaultValue, Field, FieldType, Framing, Position, Spec, Structure};
+use hurray_codegen::render;
 
 fn spec_dir(s: &Section) -> Option<PathBuf> {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
@@ -58,8 +58,7 @@ fn type_matches(spec: &Spec, f: &Field, ty: &syn::Type) -> bool {
 }
 
 fn toml_type(spec: &Spec, f: &Field) -> String {
-    hurray_codegen::amend::snapshot::type_text(spec, f)
-        + f.count.as_ref().map(|_| " (counted)").unwrap_or_default()
+    render::type_text(spec, f) + f.count.as_ref().map(|_| " (counted)").unwrap_or_default()
 }
 
 /// Compare the struct with the TOML structure; return the const assertions for offsets and
@@ -162,7 +161,7 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
             (Some(d), Some(e)) => {
                 let msg = format!(
                     "field `{fname}`: the struct's default differs from the spec's ({})",
-                    snapshot::default_text(st, d)
+                    render::default_text(st, d)
                 );
                 let t = &rf.ty;
                 let check = match d {

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use hurray_runtime::{ReaderConfig, Value, contract, file};
 
-use super::decode::rejected;
+use super::exit::rejected;
 use hurray_runtime::json::{Evolution, to_json};
 
 pub fn run(bytes: &[u8], json: bool, cfg: &ReaderConfig) -> ExitCode {

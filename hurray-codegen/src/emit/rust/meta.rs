@@ -65,7 +65,7 @@ pub fn axes(spec: &Spec) -> TokenStream {
                 let default = match &f.default {
                     Some(DefaultValue::Int(n)) => n.to_string(),
                     Some(DefaultValue::Float(x)) => format!("{x:?}"),
-                    Some(DefaultValue::Bytes(b)) => crate::diag::hex(b),
+                    Some(DefaultValue::Bytes(b)) => crate::render::hex(b),
                     Some(DefaultValue::Expr { field, .. }) => {
                         format!("= {}", st.fields[*field].name)
                     }

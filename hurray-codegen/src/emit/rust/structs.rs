@@ -9,7 +9,6 @@ use quote::{format_ident, quote};
 
 use super::common::*;
 use crate::model::*;
-use crate::validate::variants;
 
 /// How a length-prefixed structure learns its length.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -74,7 +73,7 @@ fn edges(spec: &Spec, n: Node) -> Vec<Node> {
                 _ => None,
             })
             .collect(),
-        Node::D(sp) => variants(spec, sp).into_iter().map(Node::S).collect(),
+        Node::D(sp) => spec.variants(sp).into_iter().map(Node::S).collect(),
     }
 }
 
@@ -159,10 +158,7 @@ fn not_copy(spec: &Spec) -> HashSet<Node> {
         }
         for i in 0..spec.spaces.len() {
             let sp = SpaceId(i as u32);
-            if variants(spec, sp)
-                .iter()
-                .any(|v| out.contains(&Node::S(*v)))
-            {
+            if spec.variants(sp).iter().any(|v| out.contains(&Node::S(*v))) {
                 out.insert(Node::D(sp));
             }
         }
@@ -296,7 +292,7 @@ fn derived(spec: &Spec, id: StructId) -> Vec<Option<usize>> {
 fn enclosed_prefix(spec: &Spec, id: StructId, j: usize) -> Option<usize> {
     let targets: Vec<StructId> = match &spec.s(id).fields[j].ty {
         FieldType::Struct(t) => vec![*t],
-        FieldType::Dispatch { space, .. } => variants(spec, *space),
+        FieldType::Dispatch { space, .. } => spec.variants(*space),
         _ => return None,
     };
     let mut found = None;
@@ -317,7 +313,7 @@ fn enclosed_prefix(spec: &Spec, id: StructId, j: usize) -> Option<usize> {
 
 /// A bound (bytes) rule for a dispatched field whose variants are length-prefixed.
 fn variant_bound(spec: &Spec, sp: SpaceId) -> Option<RuleId> {
-    crate::validate::dispatch_bound(spec, sp)
+    spec.dispatch_bound(sp)
 }
 
 fn f_ident(f: &Field) -> proc_macro2::Ident {
@@ -496,7 +492,7 @@ fn call_args(cx: &Ctx, from: Node, to: Node, params: &[String]) -> TokenStream {
 /// The params every variant of a space needs, in a stable order.
 fn variant_params(spec: &Spec, sp: SpaceId) -> Vec<String> {
     let mut ps: Vec<String> = Vec::new();
-    for v in variants(spec, sp) {
+    for v in spec.variants(sp) {
         for p in &spec.s(v).params {
             if !ps.contains(p) {
                 ps.push(p.clone());
@@ -1177,11 +1173,10 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
                 TagSource::Peek {
                     path_in_variant, ..
                 } => {
-                    let off = variants(spec, *space)
+                    let off = spec
+                        .variants(*space)
                         .first()
-                        .and_then(|v| {
-                            crate::validate::peek_offset(spec, *v, path_in_variant, *space)
-                        })
+                        .and_then(|v| spec.peek_offset(*v, path_in_variant, *space))
                         .unwrap_or(0);
                     let off = lit_usize(off);
                     (
@@ -1250,7 +1245,7 @@ fn checks(cx: &Ctx, id: StructId, f: &Field) -> TokenStream {
             },
             CheckKind::Bytes(b) => {
                 let bl: Vec<_> = b.iter().map(|x| Literal::u8_unsuffixed(*x)).collect();
-                let hex = crate::diag::hex(b);
+                let hex = crate::render::hex(b);
                 quote! {
                     if #when && v != [#(#bl),*] {
                         let __at = #oi;
@@ -1872,7 +1867,7 @@ fn from_value_expr(
 
 /// The name and structure of a struct field every variant of a space starts with.
 fn common_first_field(spec: &Spec, space: SpaceId) -> Option<(String, StructId)> {
-    let vs = variants(spec, space);
+    let vs = spec.variants(space);
     let first = spec.s(*vs.first()?).fields.first()?;
     let FieldType::Struct(t) = first.ty else {
         return None;

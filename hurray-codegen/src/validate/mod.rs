@@ -1,5 +1,10 @@
-//! Model validation: every check that needs the whole lowered model. Each check pushes its
-//! findings and carries on; nothing here stops at the first problem.
+//! Model validation: every check that needs the whole lowered model, including the amendment
+//! rules that judge one spec on its own (S1's range, S3, S4, S6: [`amendment`]). Each check
+//! pushes its findings and carries on; nothing here stops at the first problem. The rules
+//! that compare the spec with its released history live in `amend`.
+
+mod amendment;
+mod defaults;
 
 use std::collections::{HashMap, HashSet};
 
@@ -146,7 +151,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 .help("rename one of them"),
             );
         }
-        crate::amend::rules::s1_public_range(space, t, diags);
+        amendment::s1_public_range(space, t, diags);
         since_check(
             spec,
             space.axis,
@@ -156,7 +161,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
             diags,
         );
         if let Some(dep) = &t.deprecated {
-            crate::amend::rules::s3_deprecation(
+            amendment::s3_deprecation(
                 spec,
                 space.axis,
                 t.since,
@@ -313,7 +318,7 @@ fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
             diags,
         );
         if let Some(dep) = &b.deprecated {
-            crate::amend::rules::s3_deprecation(
+            amendment::s3_deprecation(
                 spec,
                 fs.axis,
                 b.since,
@@ -359,16 +364,16 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             );
         }
         if f.since > s.since {
-            crate::amend::rules::s6_gating(spec, s, i, diags);
-            crate::amend::rules::s4_default(spec, s, i, diags);
+            amendment::s6_gating(spec, s, i, diags);
+            amendment::s4_default(spec, s, i, diags);
         } else if let Some(d) = &f.default {
             diags.report(&lints::DEFAULT_ON_BASE_FIELD, f.default_span, format!("field `{}` belongs to the structure's first version; no reader ever defaults it", f.name), "remove `default`, or give the field a later `since`");
-            default_fits(spec, s, f, d, false, diags);
+            defaults::default_fits(spec, s, f, d, false, diags);
         }
         // Params of nested structures must be in scope.
         let nested: Vec<StructId> = match &f.ty {
             FieldType::Struct(t) => vec![*t],
-            FieldType::Dispatch { space, .. } => variants(spec, *space),
+            FieldType::Dispatch { space, .. } => spec.variants(*space),
             _ => Vec::new(),
         };
         for t in nested {
@@ -427,31 +432,6 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
     let _ = id;
 }
 
-/// The rule bounding a dispatched field when every structure its space selects is
-/// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
-pub fn dispatch_bound(spec: &Spec, space: SpaceId) -> Option<RuleId> {
-    let vs = variants(spec, space);
-    let bound = |id: &StructId| match &spec.s(*id).framing {
-        Framing::LengthPrefixed { rule, .. } => Some(*rule),
-        Framing::Fixed => None,
-    };
-    let first = vs.first().and_then(bound)?;
-    vs.iter().all(|v| bound(v).is_some()).then_some(first)
-}
-
-/// The structures a dispatching space selects.
-pub fn variants(spec: &Spec, space: SpaceId) -> Vec<StructId> {
-    let sp = spec.sp(space);
-    let mut v: Vec<StructId> = sp
-        .tags
-        .iter()
-        .filter_map(|t| t.structure)
-        .chain(sp.ranges.iter().filter_map(|r| r.structure))
-        .collect();
-    v.dedup();
-    v
-}
-
 fn dispatch(
     spec: &Spec,
     s: &Structure,
@@ -485,8 +465,8 @@ fn dispatch(
             path_in_variant, ..
         } => {
             let mut seen: Option<u64> = None;
-            for v in variants(spec, space) {
-                let at = peek_offset(spec, v, path_in_variant, space);
+            for v in spec.variants(space) {
+                let at = spec.peek_offset(v, path_in_variant, space);
                 match (at, seen) {
                     (None, _) => diags.report(
                         &lints::BAD_DISPATCH,
@@ -514,94 +494,6 @@ fn dispatch(
         }
     }
     let _ = s;
-}
-
-/// The constant offset of a tag field reached by `path` inside structure `id`.
-pub fn peek_offset(spec: &Spec, id: StructId, path: &[String], space: SpaceId) -> Option<u64> {
-    let mut cur = id;
-    let mut off = 0;
-    for (i, name) in path.iter().enumerate() {
-        let (_, f) = spec.s(cur).field(name)?;
-        off += f.const_offset()?;
-        if i + 1 == path.len() {
-            return (f.ty == FieldType::Tag(space)).then_some(off);
-        }
-        match f.ty {
-            FieldType::Struct(t) => cur = t,
-            _ => return None,
-        }
-    }
-    None
-}
-
-pub(crate) fn default_fits(
-    spec: &Spec,
-    s: &Structure,
-    f: &Field,
-    d: &DefaultValue,
-    appended: bool,
-    diags: &mut Diagnostics,
-) {
-    let lint = if appended {
-        &lints::S4_DEFAULT_TYPE
-    } else {
-        &lints::DEFAULT_TYPE
-    };
-    let sp = f.default_span.or(Some(f.span));
-    let prim = f.ty.scalar_prim(spec);
-    let bad = |diags: &mut Diagnostics, why: String| {
-        diags.report(
-            lint,
-            sp,
-            format!("the default of `{}.{}` {why}", s.name, f.name),
-            "S4: the documented default is a value of the field's own type",
-        );
-    };
-    match (d, &f.ty, prim) {
-        (DefaultValue::Expr { field, depends_on }, _, _) => {
-            let dep = &s.fields[*field].name;
-            if !depends_on.contains(dep) {
-                diags.push(
-                    Diagnostic::new(&lints::S4_UNDECLARED_DEPENDENCY, sp, format!("the default of `{}` depends on `{dep}` without declaring it", f.name))
-                        .help(format!("S4: a default may depend on another field only when the dependency is documented: add `depends_on = [\"{dep}\"]`")),
-                );
-            }
-            if s.fields[*field].ty != f.ty {
-                bad(diags, format!("copies `{dep}`, a field of another type"));
-            }
-        }
-        (DefaultValue::Bytes(b), FieldType::Bytes, _) => {
-            if f.count != Some(Count::Const(b.len() as u64)) {
-                bad(
-                    diags,
-                    format!("has {} bytes, not the field's length", b.len()),
-                );
-            }
-        }
-        (DefaultValue::Int(n), _, Some(p)) if p.is_int() => {
-            let (lo, hi) = p.int_range();
-            if *n < lo || *n > hi {
-                bad(diags, format!("{n} does not fit `{}`", p.name()));
-            }
-            if let FieldType::Tag(space) = f.ty
-                && spec.sp(space).tag_by_value(*n as u32).is_none()
-            {
-                bad(
-                    diags,
-                    format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name),
-                );
-            }
-        }
-        (DefaultValue::Float(_) | DefaultValue::Int(_), _, Some(p)) if p.is_float() => {}
-        (DefaultValue::Float(x), _, _) => bad(diags, format!("{x} is a float; the field is not")),
-        _ => bad(diags, "does not fit its type".to_string()),
-    }
-    if f.count.is_some()
-        && !matches!(d, DefaultValue::Bytes(_))
-        && !matches!(f.ty, FieldType::Bytes)
-    {
-        bad(diags, "is a single value; the field repeats".to_string());
-    }
 }
 
 fn recursion(spec: &Spec, diags: &mut Diagnostics) {
@@ -636,7 +528,7 @@ fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
         .iter()
         .flat_map(|f| match &f.ty {
             FieldType::Struct(t) => vec![*t],
-            FieldType::Dispatch { space, .. } => variants(spec, *space),
+            FieldType::Dispatch { space, .. } => spec.variants(*space),
             _ => Vec::new(),
         })
         .collect()
