@@ -1,5 +1,7 @@
 //! The workspace's architecture, checked from its sources: the module graph of every crate
-//! (with the runtime's generated code in place of its `include!`) has no cycle.
+//! (with the runtime's generated code in place of its `include!`) has no cycle, and no spec
+//! space or structure name is written as a string literal in code — the code reaches the
+//! spec's vocabulary through the model's roles and the generated types.
 
 mod common;
 
@@ -499,5 +501,99 @@ fn no_module_imports_its_way_back_to_itself() {
         found.is_empty(),
         "module cycles (each line: the edges inside one cycle):\n{}",
         found.join("\n")
+    );
+}
+/// String literals that equal a spec name without naming the spec's item: the keys of the JSON
+/// contract (`shared/conformance/manifest.json`'s shape, which `decode --json` prints), whose
+/// words the conformance vectors fix, not the spec tables; keys of a decoded value tree, which
+/// are the names of the descriptor's fields (`to_value`) that share their structure's name;
+/// and the word of an axis style (`axis.style = "scheme"` in spec.toml), not the tag space.
+const OTHER_VOCABULARIES: &[(&str, &str)] = &[
+    ("hurray-runtime/src/contract.rs", "buffer_table"),
+    ("hurray-runtime/src/contract.rs", "fixed_header"),
+    ("hurray-cli/src/cli/summary.rs", "composite_member"),
+    ("hurray-cli/src/cli/summary.rs", "extension_type"),
+    ("hurray-cli/src/cli/summary.rs", "shard"),
+    ("hurray-cli/src/cli/summary.rs", "statistics"),
+    ("hurray-runtime/src/contract.rs", "descriptor"),
+    ("hurray-runtime/src/contract.rs", "element_type"),
+    ("hurray-runtime/src/contract.rs", "layout"),
+    ("hurray-runtime/src/contract.rs", "scheme"),
+    ("hurray-runtime/src/json.rs", "descriptor"),
+    ("hurray-cli/src/cli/decode.rs", "descriptor"),
+    ("hurray-cli/src/cli/summary.rs", "element_type"),
+    ("hurray-cli/src/cli/summary.rs", "layout"),
+    ("hurray-version/src/lib.rs", "scheme"),
+];
+
+fn literals(ts: TokenStream, out: &mut Vec<String>) {
+    for t in ts {
+        match t {
+            TokenTree::Literal(l) => {
+                let s = l.to_string();
+                if let Some(v) = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                    out.push(v.to_string());
+                }
+            }
+            TokenTree::Group(g) => literals(g.stream(), out),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn no_spec_space_or_structure_name_is_a_string_literal_in_code() {
+    let loaded = hurray_codegen::load(&root().join("spec")).unwrap();
+    let spec = loaded.clean().expect("spec/ is clean");
+    let names: BTreeMap<&str, &str> = spec
+        .spaces
+        .iter()
+        .map(|s| (s.name.as_str(), "tag space"))
+        .chain(
+            spec.structures
+                .iter()
+                .map(|s| (s.name.as_str(), "structure")),
+        )
+        .collect();
+    let mut found = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    let mut seen_files = BTreeSet::new();
+    for c in crates() {
+        for m in c.modules.values().filter(|m| !m.generated) {
+            if !seen_files.insert(m.file.clone()) {
+                continue;
+            }
+            let rel = m
+                .file
+                .strip_prefix(root())
+                .unwrap_or(&m.file)
+                .display()
+                .to_string();
+            let text = std::fs::read_to_string(&m.file).unwrap();
+            let mut lits = Vec::new();
+            literals(parse(&text, &m.file), &mut lits);
+            for lit in lits {
+                let Some(kind) = names.get(lit.as_str()) else {
+                    continue;
+                };
+                if OTHER_VOCABULARIES.contains(&(rel.as_str(), lit.as_str())) {
+                    used.insert((rel.clone(), lit.clone()));
+                    continue;
+                }
+                found.insert(format!("{rel}: \"{lit}\" names a {kind}"));
+            }
+        }
+    }
+    for (file, word) in OTHER_VOCABULARIES {
+        assert!(
+            used.contains(&(file.to_string(), word.to_string())),
+            "OTHER_VOCABULARIES lists \"{word}\" in {file}, which no longer writes it: remove the entry"
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "spec names written as string literals; reach them through the model's roles or the \
+         generated types instead:\n{}",
+        found.into_iter().collect::<Vec<_>>().join("\n")
     );
 }

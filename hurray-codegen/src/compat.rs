@@ -36,7 +36,7 @@ impl Change {
             Change::FlagBit { gates: Some(_), .. } => "new flag-gated section",
             Change::FlagBit { gates: None, .. } => "new flag bit",
             Change::AppendedField { .. } => "appended trailing field",
-            Change::TagValue { space, .. } if spec.sp(*space).name == "scheme" => "new scheme",
+            Change::TagValue { space, .. } if *space == spec.roles.scheme => "new scheme",
             Change::TagValue { .. } => "new tag value",
         }
     }

@@ -51,9 +51,9 @@ pub fn identity(spec: &Spec, t: &Tag) -> String {
                     .map(|p| format!(
                         "{}:{}{}",
                         p.name,
-                        p.index_field,
-                        p.unless_flag
-                            .as_ref()
+                        spec.parameter_field(t, p).map_or("", |f| f.name.as_str()),
+                        p.unless_bit
+                            .and_then(|b| spec.bit_name(a.flags, b))
                             .map(|u| format!(":unless {u}"))
                             .unwrap_or_default()
                     ))

@@ -3,9 +3,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use hurray_runtime::ReaderConfig;
 use hurray_runtime::contract;
 use hurray_runtime::descriptor;
-use hurray_runtime::ReaderConfig;
 use serde_json::Value as J;
 
 use hurray_runtime::json::{descriptor_json, evolution_from_json, from_json};

@@ -9,6 +9,7 @@ use crate::lints;
 use crate::model::{AxisStyle, Spec, Version};
 use crate::source::{SourceMap, Span};
 
+use super::axis_names::AxisNames;
 use super::rules;
 use super::snapshot::{SField, Snapshot, SpanIndex, key};
 use super::witness;
@@ -45,6 +46,7 @@ struct Diff<'a> {
     base: &'a Snapshot,
     cur: &'a Snapshot,
     spans: &'a SpanIndex,
+    axes: AxisNames<'a>,
     changes: Vec<Change>,
 }
 
@@ -117,21 +119,23 @@ pub fn diff(
     base: &Snapshot,
     cur: &Snapshot,
     spans: &SpanIndex,
+    axes: AxisNames<'_>,
     diags: &mut Diagnostics,
 ) -> Vec<Change> {
     let mut d = Diff {
         base,
         cur,
         spans,
+        axes,
         changes: Vec::new(),
     };
     spaces(&mut d, diags);
     flags(&mut d, diags);
     structures(&mut d, diags);
-    axes(&mut d);
+    removed_axes(&mut d);
     if base.placement != cur.placement {
         d.push(
-            "container",
+            axes.placement,
             Class::Major,
             "the placement rules of the tensor region changed".to_string(),
             "",
@@ -598,12 +602,12 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
     }
 }
 
-fn axes(d: &mut Diff<'_>) {
+fn removed_axes(d: &mut Diff<'_>) {
     for ba in &d.base.axis {
         if d.cur.axis(&ba.name).is_none() {
             // Removing a scheme removes its axis: a descriptor MAJOR change (RES-6).
             d.push(
-                "descriptor",
+                d.axes.scheme_parent,
                 Class::Major,
                 format!("axis `{}` removed", ba.name),
                 "",
@@ -631,6 +635,7 @@ pub fn verdicts(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) {
+    let axes = AxisNames::of(spec);
     for c in &changes {
         let lint = match c.class {
             Class::Major => &lints::CLASSIFIED_MAJOR,
@@ -662,10 +667,16 @@ pub fn verdicts(
             .map(|c| c.class)
             .max();
         // RES-6: a scheme payload's MAJOR change is a descriptor MAJOR change.
-        if ca.name == "descriptor"
+        let scheme_axis = |name: &str| {
+            matches!(
+                cur.version(name).or_else(|| base.version(name)),
+                Some((AxisStyle::Scheme, _))
+            )
+        };
+        if ca.name == axes.scheme_parent
             && changes
                 .iter()
-                .any(|c| c.axis.starts_with("scheme.") && c.class == Class::Major)
+                .any(|c| scheme_axis(&c.axis) && c.class == Class::Major)
         {
             class = Some(Class::Major);
         }
@@ -732,8 +743,13 @@ pub fn verdicts(
             );
         }
         if declared.major > b.major && !scheme {
-            rules::s5_migration(spec_dir, &ca.name, b.major, base, span, sources, diags);
+            let bump = rules::MajorBump {
+                axis: &ca.name,
+                from_major: b.major,
+                base,
+                scheme_parent: axes.scheme_parent,
+            };
+            rules::s5_migration(spec_dir, bump, span, sources, diags);
         }
     }
-    let _ = spec;
 }

@@ -40,6 +40,7 @@ pub fn s2_anti_rebind(
     current: &Snapshot,
     spans: &SpanIndex,
     records: &[(String, &Snapshot)],
+    axes: super::axis_names::AxisNames<'_>,
     diags: &mut Diagnostics,
 ) {
     let mut reported = std::collections::HashSet::new();
@@ -47,7 +48,7 @@ pub fn s2_anti_rebind(
     // scheme axis lives under the descriptor major (RES-6).
     let same_major = |rec: &Snapshot, axis: &str| {
         let major = |s: &Snapshot| match s.version(axis)? {
-            (AxisStyle::Scheme, _) => s.version("descriptor").map(|(_, v)| v.major),
+            (AxisStyle::Scheme, _) => s.version(axes.scheme_parent).map(|(_, v)| v.major),
             (_, v) => Some(v.major),
         };
         major(rec) == major(current)
@@ -162,6 +163,16 @@ pub fn layout_witness(
     witness::layout(old, new, so, sn)
 }
 
+/// A major bump of one axis, for S5: the axis, the major it leaves, the record of that major,
+/// and the axis scheme axes live under (their items move with its major, RES-6).
+#[derive(Clone, Copy, Debug)]
+pub struct MajorBump<'a> {
+    pub axis: &'a str,
+    pub from_major: u8,
+    pub base: &'a Snapshot,
+    pub scheme_parent: &'a str,
+}
+
 /// S5 (Migration commitment): "A future major version MUST be accompanied by a normative
 /// migration specification mapping the prior major version's encoding onto the new major
 /// version's encoding for every field, flag bit, and tag value that survives the transition."
@@ -169,13 +180,17 @@ pub fn layout_witness(
 /// base record on that axis.
 pub fn s5_migration(
     spec_dir: &Path,
-    axis: &str,
-    from_major: u8,
-    base: &Snapshot,
+    bump: MajorBump<'_>,
     span: Option<Span>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) {
+    let MajorBump {
+        axis,
+        from_major,
+        base,
+        scheme_parent,
+    } = bump;
     let to = u16::from(from_major) + 1;
     let name = format!("{axis}-{from_major}-to-{to}.toml");
     let path = spec_dir.join("migrations").join(&name);
@@ -202,7 +217,7 @@ pub fn s5_migration(
             return;
         }
     };
-    let missing = super::migration::unmapped(&m, base, axis);
+    let missing = super::migration::unmapped(&m, base, axis, scheme_parent);
     if !missing.is_empty() {
         let shown: Vec<String> = missing.iter().take(12).cloned().collect();
         diags.push(

@@ -285,9 +285,9 @@ fn attrs(spec: &Spec, t: &Tag) -> String {
                         .map(|p| format!(
                             "{} (`{}`{})",
                             p.name,
-                            p.index_field,
-                            p.unless_flag
-                                .as_ref()
+                            spec.parameter_field(t, p).map_or("", |f| f.name.as_str()),
+                            p.unless_bit
+                                .and_then(|b| spec.bit_name(a.flags, b))
                                 .map(|f| format!(", unless {f}"))
                                 .unwrap_or_default()
                         ))
@@ -877,7 +877,7 @@ pub fn compatibility(spec: &Spec) -> String {
             space: SpaceId(pi as u32),
             value: 0,
         };
-        let kind = if sp.name == "scheme" {
+        let kind = if SpaceId(pi as u32) == spec.roles.scheme {
             "new scheme"
         } else {
             "new tag value"

@@ -171,10 +171,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 diags,
             );
         }
-        if t.structure.is_some()
-            && !matches!(space.name.as_str(), "layout" | "scheme" | "kv_value")
-            && !space.tags.iter().all(|x| x.structure.is_some())
-        {
+        if t.structure.is_some() && !spec.dispatched(id) {
             diags.report(
                 &lints::BAD_VALUE,
                 Some(t.span),
@@ -182,19 +179,17 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 "remove `structure`",
             );
         }
-        tag_attrs(spec, space, t, diags);
+        tag_attrs(spec, t, diags);
     }
 }
 
-fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
-    let names_in = |space: &str| -> Vec<String> {
-        spec.space(space)
-            .map(|s| spec.sp(s).tags.iter().map(|t| t.name.clone()).collect())
-            .unwrap_or_default()
+fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
+    let names_in = |space: SpaceId| -> Vec<String> {
+        spec.sp(space).tags.iter().map(|t| t.name.clone()).collect()
     };
     match &t.attrs {
         TagAttrs::Scheme(a) => {
-            let types = names_in("element_type");
+            let types = names_in(spec.roles.element_type);
             for s in &a.storage {
                 if !types.contains(s) {
                     diags.report(
@@ -206,32 +201,19 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                 }
             }
             let st = t.structure.map(|id| spec.s(id));
+            // A parameter's index field is read from every payload: every version has it.
             for p in &a.parameters {
-                let ok = st
-                    .and_then(|s| s.field(&p.index_field))
-                    .is_some_and(|(_, f)| f.ty == FieldType::Prim(Prim::U32));
-                if !ok {
-                    diags.report(
-                        &lints::UNKNOWN_REFERENCE,
-                        Some(t.span),
-                        format!(
-                            "parameter `{}` names no u32 field `{}` in the scheme's payload",
-                            p.name, p.index_field
-                        ),
-                        "name the payload field that holds the buffer index",
-                    );
-                }
-                if let Some(flag) = &p.unless_flag
-                    && spec.fs(a.flags).bit(flag).is_none()
+                if let (Some(st), Some(f)) = (st, spec.parameter_field(t, p))
+                    && (f.since != st.since || f.presence != Presence::Always)
                 {
                     diags.report(
-                        &lints::UNKNOWN_FLAG_BIT,
+                        &lints::BAD_VALUE,
                         Some(t.span),
                         format!(
-                            "`unless_flag = \"{flag}\"` is not a bit of `{}`",
-                            spec.fs(a.flags).name
+                            "parameter `{}` reads `{}.{}`, which not every payload carries",
+                            p.name, st.name, f.name
                         ),
-                        "name a bit of the scheme's flag set",
+                        "a parameter's index field belongs to the payload's first version and is always present",
                     );
                 }
             }
@@ -264,7 +246,7 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
             }
         }
         TagAttrs::CombineOp { legal_with } => {
-            let rules = names_in("composition_rule");
+            let rules = names_in(spec.roles.composition_rule);
             for r in legal_with {
                 if !rules.contains(r) {
                     diags.report(
@@ -277,7 +259,7 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
             }
         }
         TagAttrs::Device { memory_classes } => {
-            let classes = names_in("memory_class");
+            let classes = names_in(spec.roles.memory_class);
             for m in memory_classes {
                 if !classes.contains(m) && m != "private" {
                     diags.report(
@@ -289,17 +271,8 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                 }
             }
         }
-        TagAttrs::Layout(a) if a.rank_min == 0 && t.name != "row_major" => {
-            diags.report(
-                &lints::BAD_VALUE,
-                Some(t.span),
-                format!("layout `{}` allows rank 0", t.name),
-                "only row-major may describe a scalar (LAY-3, RES-22)",
-            );
-        }
         _ => {}
     }
-    let _ = space;
 }
 
 fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
@@ -536,9 +509,11 @@ fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
 
 fn axes(spec: &Spec, diags: &mut Diagnostics) {
     let schemes: Vec<&str> = spec
-        .space("scheme")
-        .map(|s| spec.sp(s).tags.iter().map(|t| t.name.as_str()).collect())
-        .unwrap_or_default();
+        .sp(spec.roles.scheme)
+        .tags
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     for a in &spec.axes {
         if let Some(scheme) = &a.scheme {
             if !schemes.contains(&scheme.as_str()) {

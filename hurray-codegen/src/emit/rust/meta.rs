@@ -47,7 +47,7 @@ pub fn axes(spec: &Spec) -> TokenStream {
         .iter()
         .filter_map(|a| {
             let scheme = a.scheme.as_ref()?;
-            let sp = spec.sp(spec.space("scheme")?);
+            let sp = spec.sp(spec.roles.scheme);
             let value = Literal::u32_unsuffixed(sp.tag(scheme)?.value);
             let v = axis_variant(&a.name);
             Some(quote!(#value => Some(Axis::#v),))
@@ -195,17 +195,17 @@ pub fn rules(spec: &Spec) -> TokenStream {
 }
 
 pub fn tags(spec: &Spec) -> TokenStream {
-    let mut out = quote! {
-        /// What an element type's bits mean.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum ElementKind { Float, Signed, Unsigned, Bool, Scale, Complex }
-        /// How sub-byte elements share bytes.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Packing { None, LsbFirst, Group4In3 }
-        /// A layout's class.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum LayoutClass { Dense, Sparse, Indirect, Virtual }
-    };
+    let mut out = TokenStream::new();
+    out.extend(word_enum::<ElementKind>(
+        "ElementKind",
+        "What an element type's bits mean.",
+    ));
+    out.extend(word_enum::<Packing>(
+        "Packing",
+        "How sub-byte elements share bytes.",
+    ));
+    out.extend(word_enum::<LayoutClass>("LayoutClass", "A layout's class."));
+    out.extend(scheme_parameters(spec));
     for (i, sp) in spec.spaces.iter().enumerate() {
         let id = SpaceId(i as u32);
         let ty = space_type(spec, id);
@@ -372,27 +372,40 @@ pub fn tags(spec: &Spec) -> TokenStream {
     out
 }
 
-/// Space-specific attribute accessors.
+/// A model enum of words as a generated enum of the same variants, with its doc.
+fn word_enum<T: Word + std::fmt::Debug>(name: &str, doc_text: &str) -> TokenStream {
+    let ty = format_ident!("{}", name);
+    let variants: Vec<_> = T::values()
+        .iter()
+        .map(|v| format_ident!("{}", format!("{v:?}")))
+        .collect();
+    let d = doc(doc_text);
+    quote! {
+        #d
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum #ty { #(#variants),* }
+    }
+}
+
+/// The attributes of every tag of a space, when each tag carries them.
+fn attributes<'s, A>(sp: &'s TagSpace, pick: impl Fn(&'s TagAttrs) -> Option<A>) -> Option<Vec<A>> {
+    sp.tags.iter().map(|t| pick(&t.attrs)).collect()
+}
+
+/// Accessors for the attributes of the space's role (spec/README.md, "Space-specific
+/// attributes").
 fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
     let sp = spec.sp(id);
     let ty = space_type(spec, id);
     let vs: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
-    match sp.name.as_str() {
-        "element_type" => {
-            let attrs: Vec<&ElementTypeAttrs> = sp
-                .tags
-                .iter()
-                .filter_map(|t| {
-                    if let TagAttrs::ElementType(a) = &t.attrs {
-                        Some(a)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            if attrs.len() != sp.tags.len() {
+    match spec.roles.of(id) {
+        Some(Role::ElementType) => {
+            let Some(attrs) = attributes(sp, |a| match a {
+                TagAttrs::ElementType(a) => Some(a),
+                _ => None,
+            }) else {
                 return quote!();
-            }
+            };
             let bits: Vec<_> = attrs
                 .iter()
                 .map(|a| Literal::u32_unsuffixed(a.bits))
@@ -424,21 +437,13 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn format(self) -> &'static str { match self { #(#ty::#vs => #formats,)* } }
             }
         }
-        "layout" => {
-            let attrs: Vec<&LayoutAttrs> = sp
-                .tags
-                .iter()
-                .filter_map(|t| {
-                    if let TagAttrs::Layout(a) = &t.attrs {
-                        Some(a)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            if attrs.len() != sp.tags.len() {
+        Some(Role::Layout) => {
+            let Some(attrs) = attributes(sp, |a| match a {
+                TagAttrs::Layout(a) => Some(a),
+                _ => None,
+            }) else {
                 return quote!();
-            }
+            };
             let classes: Vec<_> = attrs
                 .iter()
                 .map(|a| {
@@ -466,25 +471,42 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .iter()
                 .map(|a| a.byte_offset == ByteOffsetRule::Zero)
                 .collect();
+            let rank_rules: Vec<_> = attrs.iter().map(|a| rule_path(spec, a.rank_rule)).collect();
+            let scalar_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| optional_rule(spec, a.scalar_rule))
+                .collect();
+            let private_scalar = optional_rule(
+                spec,
+                sp.ranges
+                    .iter()
+                    .filter(|r| r.kind == RangeKind::Private)
+                    .find_map(|r| r.scalar_rule),
+            );
             quote! {
                 pub fn class(self) -> LayoutClass { match self { #(#ty::#vs => #classes,)* } }
                 /// The ranks the layout allows, inclusive.
                 pub fn rank_range(self) -> (u32, u32) { match self { #(#ty::#vs => (#rmin, #rmax),)* } }
+                /// The rule a rank outside [`Self::rank_range`] breaks.
+                pub fn rank_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #rank_rules,)* } }
+                /// The rule rank 0 (a scalar) breaks; `None` for a layout that allows rank 0.
+                pub fn scalar_rule(self) -> Option<crate::generated::rules::Rule> { match self { #(#ty::#vs => #scalar_rules,)* } }
+                /// The rule rank 0 breaks under an implementation-private layout.
+                pub const PRIVATE_SCALAR_RULE: Option<crate::generated::rules::Rule> = #private_scalar;
                 /// The layout's own buffers (before quantization parameter buffers) at `rank`.
                 pub fn layout_buffers(self, rank: u64) -> u64 { match self { #(#ty::#vs => #ba * rank + #bb,)* } }
                 /// Whether `byte_offset` must be zero (OFS-2) rather than bounded by buffer 0 (OFS-1).
                 pub fn byte_offset_zero(self) -> bool { match self { #(#ty::#vs => #zero,)* } }
             }
         }
-        "device" => {
+        Some(Role::Device) => {
             let lists: Vec<_> = sp
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = if let TagAttrs::Device { memory_classes } = &t.attrs {
-                        memory_classes.clone()
-                    } else {
-                        Vec::new()
+                    let m = match &t.attrs {
+                        TagAttrs::Device { memory_classes } => memory_classes.clone(),
+                        _ => Vec::new(),
                     };
                     quote!(&[#(#m),*])
                 })
@@ -502,67 +524,46 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub const PRIVATE_MEMORY_CLASSES: &'static [&'static str] = &[#(#private),*];
             }
         }
-        "scheme" => {
-            let mut storage = Vec::new();
-            let mut params = Vec::new();
-            let mut flags = Vec::new();
-            let mut storage_rules = Vec::new();
-            for t in &sp.tags {
-                if let TagAttrs::Scheme(a) = &t.attrs {
-                    let et = spec.space("element_type").map(|e| space_type(spec, e));
-                    let st: Vec<_> = a
-                        .storage
-                        .iter()
-                        .map(|s| {
-                            let v = camel(s);
-                            quote!(super::tags::#et::#v)
-                        })
-                        .collect();
-                    storage.push(quote!(&[#(#st),*]));
-                    let ps: Vec<_> = a
-                        .parameters
-                        .iter()
-                        .map(|p| {
-                            let (n, i) = (p.name.as_str(), p.index_field.as_str());
-                            let u = match &p.unless_flag {
-                                Some(f) => {
-                                    let bit = spec.fs(a.flags).bit(f).map(|b| b.bit).unwrap_or(0);
-                                    let m = Literal::u64_unsuffixed(1u64 << bit);
-                                    quote!(Some(#m))
-                                }
-                                None => quote!(None),
-                            };
-                            quote!((#n, #i, #u))
-                        })
-                        .collect();
-                    params.push(quote!(&[#(#ps),*]));
-                    flags.push(spec.fs(a.flags).name.clone());
-                    storage_rules.push(rule_path(spec, a.storage_rule));
-                }
-            }
-            if storage.len() != sp.tags.len() {
+        Some(Role::Scheme) => {
+            let Some(attrs) = attributes(sp, |a| match a {
+                TagAttrs::Scheme(a) => Some(a),
+                _ => None,
+            }) else {
                 return quote!();
-            }
+            };
+            let element_type = space_type(spec, spec.roles.element_type);
+            let storage: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    let st = a.storage.iter().map(|s| camel(s));
+                    quote!(&[#(super::tags::#element_type::#st),*])
+                })
+                .collect();
+            let storage_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| rule_path(spec, a.storage_rule))
+                .collect();
+            let flags: Vec<_> = attrs
+                .iter()
+                .map(|a| spec.fs(a.flags).name.as_str())
+                .collect();
             quote! {
                 /// Element types the scheme may quantize.
-                pub fn storage(self) -> &'static [super::tags::ElementType] { match self { #(#ty::#vs => #storage,)* } }
+                pub fn storage(self) -> &'static [super::tags::#element_type] { match self { #(#ty::#vs => #storage,)* } }
                 /// The rule a payload breaks when its type tag is not in `storage`.
                 pub fn storage_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #storage_rules,)* } }
-                /// Parameter buffers: `(name, payload field holding the index, flag mask that drops it)`.
-                pub fn parameters(self) -> &'static [(&'static str, &'static str, Option<u64>)] { match self { #(#ty::#vs => #params,)* } }
                 /// The scheme's flag set.
                 pub fn flag_set(self) -> &'static str { match self { #(#ty::#vs => #flags,)* } }
             }
         }
-        "combine_op" => {
+        Some(Role::CombineOp) => {
             let lists: Vec<_> = sp
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = if let TagAttrs::CombineOp { legal_with } = &t.attrs {
-                        legal_with.clone()
-                    } else {
-                        Vec::new()
+                    let m = match &t.attrs {
+                        TagAttrs::CombineOp { legal_with } => legal_with.clone(),
+                        _ => Vec::new(),
                     };
                     quote!(&[#(#m),*])
                 })
@@ -572,24 +573,75 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn legal_with(self) -> &'static [&'static str] { match self { #(#ty::#vs => #lists,)* } }
             }
         }
-        "block_table_index_type" => {
-            let bytes: Vec<_> = sp
-                .tags
-                .iter()
-                .map(|t| {
-                    Literal::u64_unsuffixed(if let TagAttrs::IndexType { bytes } = t.attrs {
-                        bytes as u64
-                    } else {
-                        0
-                    })
-                })
-                .collect();
+        Some(Role::BlockTableIndexType) => {
+            let Some(bytes) = attributes(sp, |a| match a {
+                TagAttrs::IndexType { bytes } => Some(Literal::u64_unsuffixed(u64::from(*bytes))),
+                _ => None,
+            }) else {
+                return quote!();
+            };
             quote! {
                 /// Byte width of one index.
                 pub fn index_bytes(self) -> u64 { match self { #(#ty::#vs => #bytes,)* } }
             }
         }
-        _ => quote!(),
+        Some(Role::MemoryClass | Role::CompositionRule) | None => quote!(),
+    }
+}
+
+/// `Some(rule)` or `None` as tokens.
+fn optional_rule(spec: &Spec, rule: Option<RuleId>) -> TokenStream {
+    match rule {
+        Some(r) => {
+            let r = rule_path(spec, r);
+            quote!(Some(#r))
+        }
+        None => quote!(None),
+    }
+}
+
+/// The parameter buffers of the scheme role's space: an enum of every parameter any scheme
+/// names (`SchemeParameter`), and a parameter buffer a payload references.
+fn scheme_parameters(spec: &Spec) -> TokenStream {
+    let scheme = spec.roles.scheme;
+    let space = space_type(spec, scheme);
+    let ty = format_ident!("{}Parameter", space);
+    let buffer = format_ident!("{}ParameterBuffer", space);
+    let mut names: Vec<&str> = Vec::new();
+    for t in &spec.sp(scheme).tags {
+        if let TagAttrs::Scheme(a) = &t.attrs {
+            for p in &a.parameters {
+                if !names.contains(&p.name.as_str()) {
+                    names.push(&p.name);
+                }
+            }
+        }
+    }
+    let variants: Vec<_> = names.iter().map(|n| camel(n)).collect();
+    let doc_text = format!(
+        " A parameter buffer of a `{}` value (its `parameters` in the spec).",
+        spec.sp(scheme).name
+    );
+    quote! {
+        #[doc = #doc_text]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum #ty { #(#variants),* }
+
+        impl #ty {
+            /// Every parameter, in the order the spec first names them.
+            pub const ALL: &'static [#ty] = &[#(#ty::#variants),*];
+            /// The parameter's name in the spec.
+            pub fn name(self) -> &'static str { match self { #(#ty::#variants => #names,)* } }
+        }
+
+        /// A parameter buffer a payload references: the parameter, the buffer's index in the
+        /// buffer table, and the absolute offset of the field holding the index.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct #buffer {
+            pub parameter: #ty,
+            pub index: u64,
+            pub at: u64,
+        }
     }
 }
 

@@ -546,7 +546,6 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
     let mut inits = Vec::new();
     let mut accessors = Vec::new();
     let mut owned_fields = Vec::new();
-    let mut uint_arms = Vec::new();
     let derived = derived(spec, id);
 
     for (i, f) in s.fields.iter().enumerate() {
@@ -655,22 +654,6 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
         }
         accessors.push(quote!(/// Absolute byte offset of this field.
             pub fn #at_name(&self) -> u64 { self.#oi }));
-        if let (FieldType::Prim(p), true, false) = (&f.ty, is_scalar(f), recursive)
-            && p.is_int()
-            && !p.is_signed()
-        {
-            let key = f.name.as_str();
-            let get = if !stored[i] {
-                quote!(Some(self.#name() as u64))
-            } else if optional {
-                quote!(self.#name().map(|v| v as u64))
-            } else if appended(s, f) {
-                quote!(Some(self.#name().value() as u64))
-            } else {
-                quote!(Some(self.#name() as u64))
-            };
-            uint_arms.push(quote!(#key => #get.map(|v| (v, self.#oi)),));
-        }
         // Owned conversion.
         if derived[i].is_some() {
             continue;
@@ -777,16 +760,6 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
             /// Absolute offset of the structure's first byte.
             pub fn offset(&self) -> u64 { self.offset }
             #(#accessors)*
-
-            /// An unsigned integer field by its spec name, with its absolute offset: how
-            /// hand-written rules reach a field that a later version's structure may carry.
-            #[allow(clippy::match_single_binding, unused_variables)]
-            pub fn uint_field(&self, name: &str) -> Option<(u64, u64)> {
-                match name {
-                    #(#uint_arms)*
-                    _ => None,
-                }
-            }
 
             /// An owned copy.
             pub fn owned(&self) -> #oname {
@@ -917,7 +890,7 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
     let node = Node::S(id);
     let mut out = TokenStream::new();
     out.extend(quote!(let r = &mut *r0;));
-    let scheme_flags = scheme_flag_set(spec, s);
+    let scheme_flags = spec.scheme_flag_set(id);
     for (i, f) in s.fields.iter().enumerate() {
         let fi = f_ident(f);
         let oi = o_ident(f);
@@ -966,13 +939,13 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
         }
         // The scheme's own flags inside the shared quantization header.
         if let (Some(fs), FieldType::Struct(h)) = (scheme_flags, &f.ty)
-            && let Some((_, hf)) = spec.s(*h).field("flags")
-            && let (Some(off), Some(p)) = (hf.const_offset(), hf.ty.scalar_prim(spec))
+            && let Some(hf) = spec.s(*h).fields.iter().find(|g| g.flags_of.is_some())
+            && let Some(off) = hf.const_offset()
         {
             let t = flags_type(spec, fs);
             let off = lit_u64(off);
-            let _ = p;
-            out.extend(quote!(ctx.flags(super::flags::#t(#fi.flags()), #oi + #off)?;));
+            let flags = ident(&hf.name);
+            out.extend(quote!(ctx.flags(super::flags::#t(#fi.#flags()), #oi + #off)?;));
         }
         out.extend(checks(cx, id, f));
         let _ = what;
@@ -1032,16 +1005,6 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
     out
 }
 
-/// The flag set of a structure on a scheme axis.
-fn scheme_flag_set(spec: &Spec, s: &Structure) -> Option<FlagSetId> {
-    let scheme = spec.ax(s.axis).scheme.as_ref()?;
-    let sp = spec.sp(spec.space("scheme")?);
-    match &sp.tag(scheme)?.attrs {
-        TagAttrs::Scheme(a) => Some(a.flags),
-        _ => None,
-    }
-}
-
 /// `ctx.enter(...)` after the field carrying an axis's minor version.
 fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     let s = spec.s(id);
@@ -1074,7 +1037,7 @@ fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     let Some(tag_field) = s
         .fields
         .iter()
-        .find(|f| matches!(f.ty, FieldType::Tag(sp) if spec.sp(sp).name == "scheme"))
+        .find(|f| f.ty == FieldType::Tag(spec.roles.scheme))
     else {
         return quote!();
     };
@@ -1985,18 +1948,11 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     } else {
         quote!(_ => Err(crate::value::ValueError::new(path, format!("{:#04x} is not a known {} value", tag, #ty::NAME_STR))),)
     };
-    let mut uint_arms: Vec<_> = sp
-        .tags
-        .iter()
-        .filter(|t| t.structure.is_some())
-        .map(|t| {
-            let v = camel(&t.name);
-            quote!(#vv::#v(x) => x.uint_field(name),)
-        })
-        .collect();
-    if private_struct.is_some() {
-        uint_arms.push(quote!(#vv::Private(_, x) => x.uint_field(name),));
-    }
+    let parameters = if space == spec.roles.scheme {
+        parameter_buffers(spec, space)
+    } else {
+        quote!()
+    };
     let mut need_arms: Vec<_> = sp
         .tags
         .iter()
@@ -2130,12 +2086,7 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
                 match self { #(#owned_arms)* }
             }
 
-            /// An unsigned integer field of the selected structure, by its spec name, with
-            /// its absolute offset.
-            pub fn uint_field(&self, name: &str) -> Option<(u64, u64)> {
-                #[allow(unreachable_patterns)]
-                match self { #(#uint_arms)* _ => None }
-            }
+            #parameters
             #common_view
         }
 
@@ -2171,6 +2122,80 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
                     #(#fv_arms)*
                     #opaque_fv
                 }
+            }
+        }
+    }
+}
+
+/// The parameter buffers a scheme payload references, read through the fields its scheme's
+/// `parameters` resolve to; a parameter whose `unless` bit the payload's flags set is absent.
+fn parameter_buffers(spec: &Spec, space: SpaceId) -> TokenStream {
+    let vv = variant_view_ident(spec, space);
+    let space_ty = space_type(spec, space);
+    let parameter = format_ident!("{}Parameter", space_ty);
+    let buffer = format_ident!("{}ParameterBuffer", space_ty);
+    let mut arms = Vec::new();
+    for t in &spec.sp(space).tags {
+        let (Some(sid), TagAttrs::Scheme(a)) = (t.structure, &t.attrs) else {
+            continue;
+        };
+        let v = camel(&t.name);
+        let payload = spec.s(sid);
+        // The payload's flags, read where the shared header carries them (`flags_of`).
+        let flags = payload.fields.iter().find_map(|f| match f.ty {
+            FieldType::Struct(h) => {
+                spec.s(h)
+                    .fields
+                    .iter()
+                    .find(|g| g.flags_of.is_some())
+                    .map(|g| {
+                        let (outer, inner) = (ident(&f.name), ident(&g.name));
+                        quote!(u64::from(x.#outer().#inner()))
+                    })
+            }
+            _ => None,
+        });
+        let pushes: Vec<_> = a
+            .parameters
+            .iter()
+            .map(|p| {
+                let field = &payload.fields[p.index_field];
+                let (get, at) = (
+                    ident(&field.name),
+                    format_ident!("{}_at", field.name.trim_start_matches('_')),
+                );
+                let name = camel(&p.name);
+                let push = quote!(out.push(super::tags::#buffer {
+                    parameter: super::tags::#parameter::#name,
+                    index: u64::from(x.#get()),
+                    at: x.#at(),
+                }););
+                match (p.unless_bit, &flags) {
+                    (Some(bit), Some(flags)) => {
+                        let mask = Literal::u64_unsuffixed(1u64 << bit);
+                        quote!(if #flags & #mask == 0 { #push })
+                    }
+                    _ => push,
+                }
+            })
+            .collect();
+        arms.push(quote!(#vv::#v(x) => {
+            let mut out = Vec::new();
+            #(#pushes)*
+            Some(out)
+        }));
+    }
+    quote! {
+        /// The parameter buffers the payload references (its scheme's `parameters` in the
+        /// spec), each with its buffer index and the absolute offset of the field holding it;
+        /// a parameter whose `unless_flag` the payload sets is absent. `None` for a payload this
+        /// reader does not know.
+        #[allow(unused_variables, unused_mut, clippy::vec_init_then_push)]
+        pub fn parameter_buffers(&self) -> Option<Vec<super::tags::#buffer>> {
+            #[allow(unreachable_patterns)]
+            match self {
+                #(#arms)*
+                _ => None,
             }
         }
     }

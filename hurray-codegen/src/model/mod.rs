@@ -7,25 +7,125 @@ use std::fmt;
 
 use crate::source::Span;
 
+mod ids;
+pub mod roles;
+pub mod words;
+
+pub use ids::{AxisId, FlagSetId, ResolutionId, RuleId, SpaceId, StructId};
+pub use roles::{Role, Roles};
+pub use words::Word;
+use words::words;
+
 /// The one version type of the Hurray tools, with its parse and display (`hurray-version`).
 pub use hurray_version::{AxisStyle, Version};
 
-macro_rules! id_type {
-    ($($name:ident),*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(pub u32);
-        impl $name {
-            pub fn index(self) -> usize { self.0 as usize }
-        }
-    )*};
+impl Word for AxisStyle {
+    const WHAT: &'static str = "axis style";
+    fn values() -> &'static [Self] {
+        &AxisStyle::ALL
+    }
+    fn word(self) -> &'static str {
+        AxisStyle::word(self)
+    }
 }
-id_type!(AxisId, SpaceId, FlagSetId, StructId, RuleId, ResolutionId);
 
-/// Whether the spec has a stable release.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Draft,
-    Released,
+words! {
+    /// Whether the spec has a stable release.
+    pub enum Status: "status" {
+        Draft = "draft",
+        Released = "released",
+    }
+
+    /// Integer widths of tags and flags.
+    pub enum Width: "width" {
+        U8 = "u8",
+        U16 = "u16",
+        U32 = "u32",
+    }
+
+    /// What a range of a tag space is for (spec/README.md, `ranges`).
+    pub enum RangeUse: "range kind" {
+        Invalid = "invalid",
+        Public = "public",
+        Reserved = "reserved",
+        Private = "private",
+    }
+
+    /// What an element type's bits mean.
+    pub enum ElementKind: "element kind" {
+        Float = "float",
+        Signed = "signed",
+        Unsigned = "unsigned",
+        Bool = "bool",
+        Scale = "scale",
+        Complex = "complex",
+    }
+
+    /// How sub-byte elements share bytes.
+    pub enum Packing: "packing" {
+        None = "none",
+        LsbFirst = "lsb_first",
+        Group4In3 = "group_4_in_3",
+    }
+
+    /// A layout's class.
+    pub enum LayoutClass: "layout class" {
+        Dense = "dense",
+        Sparse = "sparse",
+        Indirect = "indirect",
+        Virtual = "virtual",
+    }
+
+    /// What bounds a descriptor's `byte_offset` under a layout (OFS-1, OFS-2).
+    pub enum ByteOffsetRule: "byte_offset rule" {
+        Bounded = "bounded",
+        Zero = "zero",
+    }
+
+    /// What a reader does with a bit no flag of the set allocates.
+    pub enum UnknownBits: "unknown-bit behaviour" {
+        Reject = "reject",
+    }
+
+    /// Where the file's trailer sits.
+    pub enum Trailer: "trailer placement" {
+        Last = "last",
+    }
+
+    /// What padding bytes hold.
+    pub enum Padding: "padding rule" {
+        Zero = "zero",
+    }
+
+    /// Whether a table check rejects or only warns.
+    pub enum CheckLevel: "check level" {
+        Reject = "reject",
+        Warn = "warn",
+    }
+
+    /// Who a rule binds.
+    pub enum Actor: "actor" {
+        Reader = "reader",
+        Writer = "writer",
+        Both = "both",
+    }
+
+    /// What a reader does when a rule is broken.
+    pub enum Action: "action" {
+        Reject = "reject",
+        Strict = "strict",
+        Validate = "validate",
+        Warn = "warn",
+        Obligation = "obligation",
+    }
+
+    /// Where a rule is enforced.
+    pub enum EnforcedBy: "enforcement" {
+        Table = "table",
+        Runtime = "runtime",
+        Writer = "writer",
+        Structure = "structure",
+    }
 }
 
 /// The whole spec.
@@ -34,6 +134,8 @@ pub struct Spec {
     pub title: String,
     pub status: Status,
     pub status_span: Span,
+    /// The spaces the tools give meaning to, by role.
+    pub roles: Roles,
     pub axes: Vec<Axis>,
     pub spaces: Vec<TagSpace>,
     pub flag_sets: Vec<FlagSet>,
@@ -79,14 +181,6 @@ impl Axis {
     }
 }
 
-/// Integer widths of tags and flags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Width {
-    U8,
-    U16,
-    U32,
-}
-
 impl Width {
     pub fn bytes(self) -> u32 {
         match self {
@@ -119,13 +213,27 @@ pub enum RangeKind {
 }
 
 impl RangeKind {
-    pub fn word(self) -> &'static str {
-        match self {
-            RangeKind::Invalid => "invalid",
-            RangeKind::Public { .. } => "public",
-            RangeKind::Reserved => "reserved",
-            RangeKind::Private => "private",
+    /// The kind of a range of the given use; `tier` labels public ranges.
+    pub fn new(range_use: RangeUse, tier: Option<u8>) -> RangeKind {
+        match range_use {
+            RangeUse::Invalid => RangeKind::Invalid,
+            RangeUse::Public => RangeKind::Public { tier },
+            RangeUse::Reserved => RangeKind::Reserved,
+            RangeUse::Private => RangeKind::Private,
         }
+    }
+    /// What the range is for.
+    pub fn range_use(self) -> RangeUse {
+        match self {
+            RangeKind::Invalid => RangeUse::Invalid,
+            RangeKind::Public { .. } => RangeUse::Public,
+            RangeKind::Reserved => RangeUse::Reserved,
+            RangeKind::Private => RangeUse::Private,
+        }
+    }
+    /// The range kind's word.
+    pub fn word(self) -> &'static str {
+        self.range_use().word()
     }
 }
 
@@ -135,7 +243,10 @@ pub struct Range {
     pub to: u32,
     pub kind: RangeKind,
     pub structure: Option<StructId>,
+    /// (device) memory classes valid on a private device of this range.
     pub memory_classes: Vec<String>,
+    /// (layout) the rule rank 0 breaks under a private layout of this range.
+    pub scalar_rule: Option<RuleId>,
     pub note: String,
     pub span: Span,
 }
@@ -215,23 +326,6 @@ pub enum TagAttrs {
     IndexType { bytes: u8 },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ElementKind {
-    Float,
-    Signed,
-    Unsigned,
-    Bool,
-    Scale,
-    Complex,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Packing {
-    None,
-    LsbFirst,
-    Group4In3,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElementTypeAttrs {
     pub bits: u32,
@@ -239,14 +333,6 @@ pub struct ElementTypeAttrs {
     pub format: Option<String>,
     pub bias: Option<i64>,
     pub packing: Packing,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LayoutClass {
-    Dense,
-    Sparse,
-    Indirect,
-    Virtual,
 }
 
 /// `a * rank + b`.
@@ -271,12 +357,6 @@ impl RankLinear {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ByteOffsetRule {
-    Bounded,
-    Zero,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayoutAttrs {
     pub class: LayoutClass,
@@ -284,6 +364,10 @@ pub struct LayoutAttrs {
     pub rank_max: u32,
     pub buffers: RankLinear,
     pub byte_offset: ByteOffsetRule,
+    /// The rule a rank outside `rank_min..=rank_max` breaks.
+    pub rank_rule: RuleId,
+    /// The rule rank 0 (a scalar) breaks, for a layout whose ranks start above 0.
+    pub scalar_rule: Option<RuleId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -298,9 +382,10 @@ pub struct SchemeAttrs {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemeParameter {
     pub name: String,
-    /// Field name in the scheme's payload structure.
-    pub index_field: String,
-    pub unless_flag: Option<String>,
+    /// The field of the scheme's payload structure that holds the buffer index.
+    pub index_field: usize,
+    /// The bit of the scheme's flag set whose presence drops the parameter.
+    pub unless_bit: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -309,6 +394,7 @@ pub struct FlagSet {
     pub title: String,
     pub width: Width,
     pub axis: AxisId,
+    pub unknown_bits: UnknownBits,
     pub rule: RuleId,
     pub bits: Vec<Bit>,
     pub resolutions: Vec<ResolutionId>,
@@ -675,12 +761,6 @@ pub enum Operand {
     Field(usize),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckLevel {
-    Reject,
-    Warn,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
     pub kind: CheckKind,
@@ -730,6 +810,9 @@ pub struct Field {
     pub presence: Presence,
     pub checks: Vec<Check>,
     pub reserved: bool,
+    /// For an integer field: the earlier tag field (its index) whose value's flag set gives
+    /// the field's bits their meaning (a scheme's flags in the shared quantization header).
+    pub flags_of: Option<usize>,
     /// The rule an unknown tag or flag in this field breaks, when it differs from the space's.
     pub rule: Option<RuleId>,
     pub resolutions: Vec<ResolutionId>,
@@ -816,33 +899,11 @@ pub struct Placement {
     pub after_composite_head: u32,
     pub kv_alignment: u32,
     pub index_alignment: u32,
+    pub trailer: Trailer,
+    pub padding: Padding,
     pub rules: Vec<RuleId>,
     pub resolutions: Vec<ResolutionId>,
     pub span: Span,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Actor {
-    Reader,
-    Writer,
-    Both,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    Reject,
-    Strict,
-    Validate,
-    Warn,
-    Obligation,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EnforcedBy {
-    Table,
-    Runtime,
-    Writer,
-    Structure,
 }
 
 #[derive(Debug)]
@@ -939,6 +1000,14 @@ impl Spec {
         v.dedup();
         v
     }
+    /// Whether a field dispatches on `space` (so its values may select structures).
+    pub fn dispatched(&self, space: SpaceId) -> bool {
+        self.structures.iter().any(|s| {
+            s.fields
+                .iter()
+                .any(|f| matches!(f.ty, FieldType::Dispatch { space: d, .. } if d == space))
+        })
+    }
     /// The rule bounding a dispatched field when every structure its space selects is
     /// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
     pub fn dispatch_bound(&self, space: SpaceId) -> Option<RuleId> {
@@ -966,6 +1035,32 @@ impl Spec {
             }
         }
         None
+    }
+    /// The name of a bit of a flag set.
+    pub fn bit_name(&self, set: FlagSetId, bit: u32) -> Option<&str> {
+        self.fs(set)
+            .bits
+            .iter()
+            .find(|b| b.bit == bit)
+            .map(|b| b.name.as_str())
+    }
+    /// The payload field that holds a scheme parameter's buffer index.
+    pub fn parameter_field(&self, scheme: &Tag, p: &SchemeParameter) -> Option<&Field> {
+        self.s(scheme.structure?).fields.get(p.index_field)
+    }
+    /// The flag set of the scheme whose payload structure `id` is (a structure on a scheme
+    /// axis).
+    pub fn scheme_flag_set(&self, id: StructId) -> Option<FlagSetId> {
+        let scheme = self.ax(self.s(id).axis).scheme.as_ref()?;
+        match &self.sp(self.roles.scheme).tag(scheme)?.attrs {
+            TagAttrs::Scheme(a) => Some(a.flags),
+            _ => None,
+        }
+    }
+    /// The axis scheme axes live under (RES-6): a scheme version is minor-like under its
+    /// major. It is the axis of the scheme space itself.
+    pub fn scheme_parent_axis(&self) -> AxisId {
+        self.sp(self.roles.scheme).axis
     }
     /// The scheme axis of a scheme tag name.
     pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {
