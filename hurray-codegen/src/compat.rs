@@ -120,7 +120,7 @@ pub fn items(spec: &Spec) -> Vec<Item> {
     for (fi, fs) in spec.flag_sets.iter().enumerate() {
         let id = FlagSetId(fi as u32);
         for b in &fs.bits {
-            if b.since <= spec.ax(fs.axis).initial {
+            if b.since <= spec.axis(fs.axis).initial {
                 continue;
             }
             out.push(Item {
@@ -162,7 +162,7 @@ pub fn items(spec: &Spec) -> Vec<Item> {
     }
     for (pi, sp) in spec.spaces.iter().enumerate() {
         for t in &sp.tags {
-            if t.since <= spec.ax(sp.axis).initial {
+            if t.since <= spec.axis(sp.axis).initial {
                 continue;
             }
             out.push(Item {
@@ -204,13 +204,13 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
             false,
             true,
         ) => Verdict::Defaults {
-            field: spec.s(*structure).fields[*field].name.clone(),
+            field: spec.structure(*structure).fields[*field].name.clone(),
         },
         (_, false, _) | (_, true, true) => Verdict::Accept,
         (Change::AppendedField { structure, .. }, true, false) => {
             // W4: the data carries every field appended up to its version.
             let bytes = spec
-                .s(*structure)
+                .structure(*structure)
                 .fields
                 .iter()
                 .filter(|f| f.since > reader && f.since <= data && f.presence == Presence::Always)
@@ -220,10 +220,10 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
             Verdict::Skips { bytes }
         }
         (Change::FlagBit { set, .. }, true, false) => {
-            by_action(spec, spec.fs(*set).rule, mode, true)
+            by_action(spec, spec.flag_set(*set).rule, mode, true)
         }
         (Change::TagValue { space, .. }, true, false) => {
-            let sp = spec.sp(*space);
+            let sp = spec.space(*space);
             let rule = sp.reject.unknown;
             // A dispatching space whose variants are not length-prefixed cannot be skipped.
             let dispatches = spec.structures.iter().any(|s| {
@@ -239,7 +239,7 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
 }
 
 fn by_action(spec: &Spec, rule: RuleId, mode: Mode, skippable: bool) -> Verdict {
-    match (spec.r(rule).action, mode) {
+    match (spec.rule(rule).action, mode) {
         (Action::Strict | Action::Validate, Mode::Permissive) if skippable => {
             Verdict::Opaque { rule }
         }
@@ -253,7 +253,7 @@ pub fn matrix(spec: &Spec) -> Matrix {
     let items = items(spec);
     let mut cells = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let vs = versions(spec.ax(item.axis));
+        let vs = versions(spec.axis(item.axis));
         for &reader in &vs {
             for &data in &vs {
                 for mode in [Mode::Strict, Mode::Permissive] {

@@ -90,8 +90,8 @@ fn field_size(
     let elem = match &f.ty {
         FieldType::Prim(p) => Affine::constant(p.size() as i64),
         FieldType::Bytes | FieldType::Utf8 => Affine::constant(1),
-        FieldType::Tag(sp) => Affine::constant(spec.sp(*sp).width.bytes() as i64),
-        FieldType::Flags(fs) => Affine::constant(spec.fs(*fs).width.bytes() as i64),
+        FieldType::Tag(sp) => Affine::constant(spec.space(*sp).width.bytes() as i64),
+        FieldType::Flags(fs) => Affine::constant(spec.flag_set(*fs).width.bytes() as i64),
         // A nested structure's params are bound by name in the enclosing scope, so its size
         // expression carries over unchanged.
         FieldType::Struct(id) => memo[id.index()].clone().flatten()?,
@@ -119,7 +119,7 @@ fn struct_size(
         return None;
     }
     in_progress[id.index()] = true;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let mut total = Some(Affine::constant(0));
     for f in &s.fields {
         if let FieldType::Struct(inner) = f.ty {

@@ -18,7 +18,7 @@ pub fn hex(bytes: &[u8]) -> String {
 pub fn identity(spec: &Spec, t: &Tag) -> String {
     let mut parts = Vec::new();
     if let Some(s) = t.structure {
-        parts.push(format!("structure={}", spec.s(s).name));
+        parts.push(format!("structure={}", spec.structure(s).name));
     }
     match &t.attrs {
         TagAttrs::ElementType(a) => {
@@ -42,7 +42,7 @@ pub fn identity(spec: &Spec, t: &Tag) -> String {
             parts.push(format!("memory_classes={}", memory_classes.join(",")))
         }
         TagAttrs::Scheme(a) => {
-            parts.push(format!("flags={}", spec.fs(a.flags).name));
+            parts.push(format!("flags={}", spec.flag_set(a.flags).name));
             parts.push(format!("storage={}", a.storage.join(",")));
             parts.push(format!(
                 "parameters={}",
@@ -81,9 +81,9 @@ pub fn type_text(spec: &Spec, f: &Field) -> String {
         FieldType::Prim(p) => p.name().to_string(),
         FieldType::Bytes => "bytes".to_string(),
         FieldType::Utf8 => "utf8".to_string(),
-        FieldType::Tag(s) => format!("tag:{}", spec.sp(*s).name),
-        FieldType::Flags(s) => format!("flags:{}", spec.fs(*s).name),
-        FieldType::Struct(s) => format!("struct:{}", spec.s(*s).name),
+        FieldType::Tag(s) => format!("tag:{}", spec.space(*s).name),
+        FieldType::Flags(s) => format!("flags:{}", spec.flag_set(*s).name),
+        FieldType::Struct(s) => format!("struct:{}", spec.structure(*s).name),
         FieldType::Dispatch { space, on } => {
             let on = match on {
                 TagSource::Field(p) => p.text.clone(),
@@ -91,7 +91,7 @@ pub fn type_text(spec: &Spec, f: &Field) -> String {
                     path_in_variant, ..
                 } => format!("itself.{}", path_in_variant.join(".")),
             };
-            format!("dispatch:{} on {on}", spec.sp(*space).name)
+            format!("dispatch:{} on {on}", spec.space(*space).name)
         }
     }
 }
@@ -107,7 +107,7 @@ pub fn condition_text(c: &Condition, spec: &Spec) -> String {
 }
 
 fn bit_name(spec: &Spec, fs: FlagSetId, b: u32) -> String {
-    spec.fs(fs)
+    spec.flag_set(fs)
         .bits
         .iter()
         .find(|x| x.bit == b)
@@ -158,7 +158,7 @@ pub fn check_text(spec: &Spec, st: &Structure, c: &Check) -> String {
     } else {
         ""
     };
-    format!("{k}{when} [{}]{level}", spec.r(c.rule).id)
+    format!("{k}{when} [{}]{level}", spec.rule(c.rule).id)
 }
 
 /// The canonical text of a default.

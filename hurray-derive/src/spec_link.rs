@@ -45,14 +45,12 @@ fn type_matches(spec: &Spec, f: &Field, ty: &syn::Type) -> bool {
             text == format!("[u8;{n}]")
         }
         (FieldType::Tag(sp), None) => last_segment(ty).is_some_and(|(s, a)| {
-            s == "TagValue" && a.as_deref() == Some(&spec.sp(*sp).name.to_upper_camel_case())
+            s == "TagValue" && a.as_deref() == Some(&spec.space(*sp).name.to_upper_camel_case())
         }),
-        (FieldType::Flags(fs), None) => {
-            last_segment(ty).is_some_and(|(s, _)| s == spec.fs(*fs).name.to_upper_camel_case())
-        }
-        (FieldType::Struct(id), None) => {
-            last_segment(ty).is_some_and(|(s, _)| s == spec.s(*id).name.to_upper_camel_case())
-        }
+        (FieldType::Flags(fs), None) => last_segment(ty)
+            .is_some_and(|(s, _)| s == spec.flag_set(*fs).name.to_upper_camel_case()),
+        (FieldType::Struct(id), None) => last_segment(ty)
+            .is_some_and(|(s, _)| s == spec.structure(*id).name.to_upper_camel_case()),
         _ => false,
     }
 }
@@ -79,10 +77,10 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
         ))
     })?;
     let st: &Structure = spec
-        .structure(&name)
-        .map(|id| spec.s(id))
+        .structure_id(&name)
+        .map(|id| spec.structure(id))
         .ok_or_else(|| err(format!("the spec has no structure `{name}`")))?;
-    let axis = spec.ax(st.axis);
+    let axis = spec.axis(st.axis);
     let mut errs: Vec<String> = Vec::new();
     if s.length_prefixed != st.framing.is_length_prefixed() {
         errs.push(format!(

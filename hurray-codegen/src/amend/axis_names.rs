@@ -14,8 +14,8 @@ pub struct AxisNames<'s> {
 impl<'s> AxisNames<'s> {
     pub fn of(spec: &'s Spec) -> AxisNames<'s> {
         AxisNames {
-            scheme_parent: &spec.ax(spec.scheme_parent_axis()).name,
-            placement: &spec.ax(spec.placement.axis).name,
+            scheme_parent: &spec.axis(spec.scheme_parent_axis()).name,
+            placement: &spec.axis(spec.placement.axis).name,
         }
     }
 }

@@ -196,7 +196,7 @@ pub mod key {
 }
 
 fn show(spec: &Spec, axis: AxisId, v: Version) -> String {
-    spec.ax(axis).show(v)
+    spec.axis(axis).show(v)
 }
 
 /// Snapshot the current spec, with the span of every item.
@@ -237,7 +237,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                         },
                         structure: r
                             .structure
-                            .map(|s| spec.s(s).name.clone())
+                            .map(|s| spec.structure(s).name.clone())
                             .unwrap_or_default(),
                     }
                 })
@@ -268,7 +268,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 .collect();
             SSpace {
                 name: sp.name.clone(),
-                axis: spec.ax(sp.axis).name.clone(),
+                axis: spec.axis(sp.axis).name.clone(),
                 width: width(sp.width),
                 range,
                 tag,
@@ -305,7 +305,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 .collect();
             SFlagSet {
                 name: fs.name.clone(),
-                axis: spec.ax(fs.axis).name.clone(),
+                axis: spec.axis(fs.axis).name.clone(),
                 width: width(fs.width),
                 bit,
             }
@@ -358,7 +358,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 .collect();
             SStructure {
                 name: st.name.clone(),
-                axis: spec.ax(st.axis).name.clone(),
+                axis: spec.axis(st.axis).name.clone(),
                 since: show(spec, st.axis, st.since),
                 framing: match &st.framing {
                     Framing::Fixed => "fixed".to_string(),

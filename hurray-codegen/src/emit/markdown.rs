@@ -112,7 +112,7 @@ fn status_word(s: Status) -> &'static str {
 
 /// The byte offset of a field path from its root structure, when constant.
 fn path_offset(spec: &Spec, p: &FieldPath) -> Option<u64> {
-    let mut s = spec.s(p.root);
+    let mut s = spec.structure(p.root);
     let mut off = 0;
     for (i, &step) in p.steps.iter().enumerate() {
         let f = &s.fields[step];
@@ -120,7 +120,7 @@ fn path_offset(spec: &Spec, p: &FieldPath) -> Option<u64> {
         if i + 1 < p.steps.len()
             && let FieldType::Struct(t) = f.ty
         {
-            s = spec.s(t);
+            s = spec.structure(t);
         }
     }
     Some(off)
@@ -171,16 +171,16 @@ fn versions(spec: &Spec) -> String {
 fn tags(spec: &Spec) -> String {
     let mut s = head("Tag spaces");
     for sp in &spec.spaces {
-        let axis = spec.ax(sp.axis);
+        let axis = spec.axis(sp.axis);
         let _ = writeln!(s, "## `{}`: {}\n", sp.name, sp.title);
         let _ = writeln!(
             s,
             "Width {} bits, versioned on axis `{}`. Rejections: invalid → {}, unknown → {}, unagreed private → {}.\n",
             sp.width.bits(),
             axis.name,
-            spec.r(sp.reject.invalid).id,
-            spec.r(sp.reject.unknown).id,
-            spec.r(sp.reject.private).id
+            spec.rule(sp.reject.invalid).id,
+            spec.rule(sp.reject.unknown).id,
+            spec.rule(sp.reject.private).id
         );
         let _ = writeln!(
             s,
@@ -236,7 +236,7 @@ fn tags(spec: &Spec) -> String {
 fn attrs(spec: &Spec, t: &Tag) -> String {
     let mut parts = Vec::new();
     if let Some(st) = t.structure {
-        parts.push(format!("structure `{}`", spec.s(st).name));
+        parts.push(format!("structure `{}`", spec.structure(st).name));
     }
     if let Some(tier) = t.tier {
         parts.push(format!("tier {tier}"));
@@ -275,7 +275,7 @@ fn attrs(spec: &Spec, t: &Tag) -> String {
             parts.push(format!("memory classes: {}", memory_classes.join(", ")))
         }
         TagAttrs::Scheme(a) => {
-            parts.push(format!("flags `{}`", spec.fs(a.flags).name));
+            parts.push(format!("flags `{}`", spec.flag_set(a.flags).name));
             parts.push(format!("storage: {}", a.storage.join(", ")));
             if !a.parameters.is_empty() {
                 parts.push(format!(
@@ -308,14 +308,14 @@ fn attrs(spec: &Spec, t: &Tag) -> String {
 fn flags(spec: &Spec) -> String {
     let mut s = head("Flag sets");
     for fs in &spec.flag_sets {
-        let axis = spec.ax(fs.axis);
+        let axis = spec.axis(fs.axis);
         let _ = writeln!(s, "## `{}`: {}\n", fs.name, fs.title);
         let _ = writeln!(
             s,
             "Width {} bits, versioned on axis `{}`. A set reserved bit is rejected ({}).\n",
             fs.width.bits(),
             axis.name,
-            spec.r(fs.rule).id
+            spec.rule(fs.rule).id
         );
         let _ = writeln!(
             s,
@@ -372,7 +372,7 @@ fn ranges_of(bits: &[u32]) -> String {
 
 /// Parts whose presence a bit decides.
 fn gated_parts(spec: &Spec, fs: &FlagSet, bit: u32) -> String {
-    let fsid = spec.flag_set(&fs.name);
+    let fsid = spec.flag_set_id(&fs.name);
     let mut out = Vec::new();
     for st in &spec.structures {
         for f in &st.fields {
@@ -392,9 +392,13 @@ fn type_text(spec: &Spec, st: &Structure, f: &Field) -> String {
         FieldType::Prim(p) => p.name().to_string(),
         FieldType::Bytes => "bytes".to_string(),
         FieldType::Utf8 => "utf8".to_string(),
-        FieldType::Tag(sp) => format!("tag `{}`", spec.sp(*sp).name),
-        FieldType::Flags(fs) => format!("flags `{}`", spec.fs(*fs).name),
-        FieldType::Struct(id) => format!("[`{}`](#{})", spec.s(*id).name, spec.s(*id).name),
+        FieldType::Tag(sp) => format!("tag `{}`", spec.space(*sp).name),
+        FieldType::Flags(fs) => format!("flags `{}`", spec.flag_set(*fs).name),
+        FieldType::Struct(id) => format!(
+            "[`{}`](#{})",
+            spec.structure(*id).name,
+            spec.structure(*id).name
+        ),
         FieldType::Dispatch { space, on } => {
             let by = match on {
                 TagSource::Field(p) => format!("`{}`", p.text),
@@ -404,7 +408,7 @@ fn type_text(spec: &Spec, st: &Structure, f: &Field) -> String {
             };
             format!(
                 "structure chosen by {by} (space `{}`)",
-                spec.sp(*space).name
+                spec.space(*space).name
             )
         }
     };
@@ -457,7 +461,7 @@ fn check_text(spec: &Spec, st: &Structure, c: &Check) -> String {
     } else {
         ""
     };
-    format!("{what}{when} ({}{level})", spec.r(c.rule).id)
+    format!("{what}{when} ({}{level})", spec.rule(c.rule).id)
 }
 
 fn cond_text(c: &Condition) -> String {
@@ -477,7 +481,7 @@ fn usages(spec: &Spec, id: StructId) -> Vec<String> {
             let direct = f.ty == FieldType::Struct(id);
             let via = match &f.ty {
                 FieldType::Dispatch { space, .. } => {
-                    let sp = spec.sp(*space);
+                    let sp = spec.space(*space);
                     sp.tags
                         .iter()
                         .filter(|t| t.structure == Some(id))
@@ -496,9 +500,9 @@ fn usages(spec: &Spec, id: StructId) -> Vec<String> {
                 let how = match &f.presence {
                     Presence::If(Condition::HasBit(_, fs, b)) => format!(
                         "gated by `{}` bit {} `{}`",
-                        spec.fs(*fs).name,
+                        spec.flag_set(*fs).name,
                         b,
-                        spec.fs(*fs)
+                        spec.flag_set(*fs)
                             .bits
                             .iter()
                             .find(|x| x.bit == *b)
@@ -527,7 +531,7 @@ fn structures(spec: &Spec) -> String {
         "Offsets are bytes from the start of the structure. A field after a part whose size depends on data has a position, not an offset (`—`).\n"
     );
     for (i, st) in spec.structures.iter().enumerate() {
-        let axis = spec.ax(st.axis);
+        let axis = spec.axis(st.axis);
         let _ = writeln!(
             s,
             "<a id=\"{}\"></a>\n## `{}`: {}\n",
@@ -538,7 +542,7 @@ fn structures(spec: &Spec) -> String {
             Framing::LengthPrefixed { by_field, rule, .. } => format!(
                 "length-prefixed by `{}` (reads past it break {}; trailing fields may be appended under a minor bump)",
                 by_field.text,
-                spec.r(*rule).id
+                spec.rule(*rule).id
             ),
         };
         let size = st
@@ -566,7 +570,7 @@ fn structures(spec: &Spec) -> String {
             let _ = writeln!(
                 s,
                 "- Nests at most {levels} level(s) deep ({}).",
-                spec.r(rule).id
+                spec.rule(rule).id
             );
         }
         let used = usages(spec, StructId(i as u32));
@@ -579,7 +583,7 @@ fn structures(spec: &Spec) -> String {
                 "- Runtime rules: {}.",
                 st.rules
                     .iter()
-                    .map(|r| spec.r(*r).id.as_str())
+                    .map(|r| spec.rule(*r).id.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -617,7 +621,7 @@ fn structures(spec: &Spec) -> String {
             if f.reserved {
                 checks.push(format!(
                     "reserved: zero ({})",
-                    f.rule.map_or("?", |r| spec.r(r).id.as_str())
+                    f.rule.map_or("?", |r| spec.rule(r).id.as_str())
                 ));
             }
             let title = if f.title.is_empty() {
@@ -669,7 +673,7 @@ fn structures(spec: &Spec) -> String {
         "- Padding bytes are zero. Rules: {}.",
         p.rules
             .iter()
-            .map(|r| spec.r(*r).id.as_str())
+            .map(|r| spec.rule(*r).id.as_str())
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -684,7 +688,7 @@ fn defaults(spec: &Spec) -> String {
     );
     let mut rows = Vec::new();
     for st in &spec.structures {
-        let axis = spec.ax(st.axis);
+        let axis = spec.axis(st.axis);
         for f in &st.fields {
             if f.since > st.since {
                 let d = match &f.default {
@@ -771,7 +775,7 @@ fn resolutions(spec: &Spec) -> String {
 }
 
 fn rule_cell(spec: &Spec, r: RuleId) -> String {
-    let r = spec.r(r);
+    let r = spec.rule(r);
     format!("`{}` ({})", r.code, r.id)
 }
 
@@ -902,7 +906,7 @@ pub fn compatibility(spec: &Spec) -> String {
     );
     for c in m.cells.iter().filter(|c| c.mode == Mode::Strict) {
         let item = &m.items[c.item];
-        let a = spec.ax(item.axis);
+        let a = spec.axis(item.axis);
         let permissive = m
             .cells
             .iter()

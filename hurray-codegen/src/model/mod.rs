@@ -930,58 +930,68 @@ pub struct Resolution {
 }
 
 impl Spec {
-    pub fn axis(&self, name: &str) -> Option<AxisId> {
+    /// The id of the axis named `name`.
+    pub fn axis_id(&self, name: &str) -> Option<AxisId> {
         self.axes
             .iter()
             .position(|a| a.name == name)
             .map(|i| AxisId(i as u32))
     }
-    pub fn space(&self, name: &str) -> Option<SpaceId> {
+    /// The id of the space named `name`.
+    pub fn space_id(&self, name: &str) -> Option<SpaceId> {
         self.spaces
             .iter()
             .position(|a| a.name == name)
             .map(|i| SpaceId(i as u32))
     }
-    pub fn flag_set(&self, name: &str) -> Option<FlagSetId> {
+    /// The id of the flag set named `name`.
+    pub fn flag_set_id(&self, name: &str) -> Option<FlagSetId> {
         self.flag_sets
             .iter()
             .position(|a| a.name == name)
             .map(|i| FlagSetId(i as u32))
     }
-    pub fn structure(&self, name: &str) -> Option<StructId> {
+    /// The id of the structure named `name`.
+    pub fn structure_id(&self, name: &str) -> Option<StructId> {
         self.structures
             .iter()
             .position(|a| a.name == name)
             .map(|i| StructId(i as u32))
     }
-    pub fn rule(&self, id: &str) -> Option<RuleId> {
+    /// The id of the rule whose sheet id is `id` (`HDR-1`).
+    pub fn rule_id(&self, id: &str) -> Option<RuleId> {
         self.rules
             .iter()
             .position(|r| r.id == id)
             .map(|i| RuleId(i as u32))
     }
-    pub fn s(&self, id: StructId) -> &Structure {
+    /// The structure `id` names.
+    pub fn structure(&self, id: StructId) -> &Structure {
         &self.structures[id.index()]
     }
-    pub fn sp(&self, id: SpaceId) -> &TagSpace {
+    /// The tag space `id` names.
+    pub fn space(&self, id: SpaceId) -> &TagSpace {
         &self.spaces[id.index()]
     }
-    pub fn fs(&self, id: FlagSetId) -> &FlagSet {
+    /// The flag set `id` names.
+    pub fn flag_set(&self, id: FlagSetId) -> &FlagSet {
         &self.flag_sets[id.index()]
     }
-    pub fn ax(&self, id: AxisId) -> &Axis {
+    /// The axis `id` names.
+    pub fn axis(&self, id: AxisId) -> &Axis {
         &self.axes[id.index()]
     }
-    pub fn r(&self, id: RuleId) -> &Rule {
+    /// The rule `id` names.
+    pub fn rule(&self, id: RuleId) -> &Rule {
         &self.rules[id.index()]
     }
     /// The field a path designates.
     pub fn resolve(&self, path: &FieldPath) -> &Field {
-        let mut s = self.s(path.root);
+        let mut s = self.structure(path.root);
         let mut f = &s.fields[path.steps[0]];
         for &step in &path.steps[1..] {
             if let FieldType::Struct(id) = f.ty {
-                s = self.s(id);
+                s = self.structure(id);
             }
             f = &s.fields[step];
         }
@@ -990,7 +1000,7 @@ impl Spec {
     /// The structures a dispatching space selects, in the order its tags and ranges name
     /// them.
     pub fn variants(&self, space: SpaceId) -> Vec<StructId> {
-        let sp = self.sp(space);
+        let sp = self.space(space);
         let mut v: Vec<StructId> = sp
             .tags
             .iter()
@@ -1012,7 +1022,7 @@ impl Spec {
     /// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
     pub fn dispatch_bound(&self, space: SpaceId) -> Option<RuleId> {
         let vs = self.variants(space);
-        let bound = |id: &StructId| match &self.s(*id).framing {
+        let bound = |id: &StructId| match &self.structure(*id).framing {
             Framing::LengthPrefixed { rule, .. } => Some(*rule),
             Framing::Fixed => None,
         };
@@ -1024,7 +1034,7 @@ impl Spec {
         let mut cur = id;
         let mut off = 0;
         for (i, name) in path.iter().enumerate() {
-            let (_, f) = self.s(cur).field(name)?;
+            let (_, f) = self.structure(cur).field(name)?;
             off += f.const_offset()?;
             if i + 1 == path.len() {
                 return (f.ty == FieldType::Tag(space)).then_some(off);
@@ -1038,7 +1048,7 @@ impl Spec {
     }
     /// The name of a bit of a flag set.
     pub fn bit_name(&self, set: FlagSetId, bit: u32) -> Option<&str> {
-        self.fs(set)
+        self.flag_set(set)
             .bits
             .iter()
             .find(|b| b.bit == bit)
@@ -1046,13 +1056,13 @@ impl Spec {
     }
     /// The payload field that holds a scheme parameter's buffer index.
     pub fn parameter_field(&self, scheme: &Tag, p: &SchemeParameter) -> Option<&Field> {
-        self.s(scheme.structure?).fields.get(p.index_field)
+        self.structure(scheme.structure?).fields.get(p.index_field)
     }
     /// The flag set of the scheme whose payload structure `id` is (a structure on a scheme
     /// axis).
     pub fn scheme_flag_set(&self, id: StructId) -> Option<FlagSetId> {
-        let scheme = self.ax(self.s(id).axis).scheme.as_ref()?;
-        match &self.sp(self.roles.scheme).tag(scheme)?.attrs {
+        let scheme = self.axis(self.structure(id).axis).scheme.as_ref()?;
+        match &self.space(self.roles.scheme).tag(scheme)?.attrs {
             TagAttrs::Scheme(a) => Some(a.flags),
             _ => None,
         }
@@ -1060,7 +1070,7 @@ impl Spec {
     /// The axis scheme axes live under (RES-6): a scheme version is minor-like under its
     /// major. It is the axis of the scheme space itself.
     pub fn scheme_parent_axis(&self) -> AxisId {
-        self.sp(self.roles.scheme).axis
+        self.space(self.roles.scheme).axis
     }
     /// The scheme axis of a scheme tag name.
     pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {

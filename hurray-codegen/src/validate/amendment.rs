@@ -39,7 +39,7 @@ pub fn s3_deprecation(
     what: &str,
     diags: &mut Diagnostics,
 ) {
-    let a = spec.ax(axis);
+    let a = spec.axis(axis);
     if dep.since < since || dep.since > a.current {
         diags.report(
             &lints::S3_BAD_DEPRECATED_SINCE,
@@ -82,7 +82,7 @@ pub fn s3_deprecation(
 fn gated_by_new_bit(spec: &Spec, f: &Field) -> bool {
     match &f.presence {
         Presence::If(Condition::HasBit(_, fsid, bit)) => spec
-            .fs(*fsid)
+            .flag_set(*fsid)
             .bits
             .iter()
             .find(|b| b.bit == *bit)
@@ -100,7 +100,7 @@ pub fn s4_default(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics)
     if matches!(f.presence, Presence::If(Condition::HasBit(..))) {
         return; // a flag-gated part is absent from older data, not defaulted (S6 judges its gate)
     }
-    let axis = spec.ax(s.axis);
+    let axis = spec.axis(s.axis);
     match &f.default {
         None => diags.push(
             Diagnostic::new(&lints::S4_MISSING_DEFAULT, Some(f.span), format!("appended field `{}.{}` ({}) has no documented default", s.name, f.name, axis.show(f.since)))
@@ -116,10 +116,10 @@ pub fn s4_default(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics)
 /// existing structure." Field `i` of `s` is new in a minor revision.
 pub fn s6_gating(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) {
     let f = &s.fields[i];
-    let axis = spec.ax(s.axis);
+    let axis = spec.axis(s.axis);
     if let Presence::If(Condition::HasBit(_, fsid, bit)) = &f.presence {
         if !gated_by_new_bit(spec, f) {
-            let b = spec.fs(*fsid).bits.iter().find(|b| b.bit == *bit);
+            let b = spec.flag_set(*fsid).bits.iter().find(|b| b.bit == *bit);
             diags.push(
                 Diagnostic::new(&lints::S6_UNGATED_SECTION, Some(f.span), format!("new part `{}.{}` ({}) is gated by `{}`, a bit older readers already know", s.name, f.name, axis.show(f.since), b.map_or("?", |b| b.name.as_str())))
                     .help("S6: gate a new section by a new flag bit allocated in the same minor revision, so older readers reject data that uses it (CD2)"),

@@ -56,11 +56,14 @@ pub(super) fn default_fits(
                 bad(diags, format!("{n} does not fit `{}`", p.name()));
             }
             if let FieldType::Tag(space) = f.ty
-                && spec.sp(space).tag_by_value(*n as u32).is_none()
+                && spec.space(space).tag_by_value(*n as u32).is_none()
             {
                 bad(
                     diags,
-                    format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name),
+                    format!(
+                        "{n:#x} is not an allocated `{}` value",
+                        spec.space(space).name
+                    ),
                 );
             }
         }

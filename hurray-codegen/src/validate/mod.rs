@@ -80,7 +80,7 @@ fn since_check(
     what: &str,
     diags: &mut Diagnostics,
 ) {
-    let a = spec.ax(axis);
+    let a = spec.axis(axis);
     if since > a.current {
         diags.push(
             Diagnostic::new(
@@ -117,7 +117,7 @@ fn since_check(
 }
 
 fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
-    let space = spec.sp(id);
+    let space = spec.space(id);
     let mut by_value: HashMap<u32, &Tag> = HashMap::new();
     let mut by_name: HashMap<&str, &Tag> = HashMap::new();
     let names: Vec<(&str, bool)> = space
@@ -185,7 +185,11 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
 
 fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
     let names_in = |space: SpaceId| -> Vec<String> {
-        spec.sp(space).tags.iter().map(|t| t.name.clone()).collect()
+        spec.space(space)
+            .tags
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
     };
     match &t.attrs {
         TagAttrs::Scheme(a) => {
@@ -200,7 +204,7 @@ fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
                     );
                 }
             }
-            let st = t.structure.map(|id| spec.s(id));
+            let st = t.structure.map(|id| spec.structure(id));
             // A parameter's index field is read from every payload: every version has it.
             for p in &a.parameters {
                 if let (Some(st), Some(f)) = (st, spec.parameter_field(t, p))
@@ -220,7 +224,8 @@ fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
             if spec.scheme_axis(&t.name).is_none() {
                 diags.report(&lints::AXIS_MISMATCH, Some(t.span), format!("scheme `{}` has no axis `scheme.{}` in spec.toml", t.name, t.name), "every allocated scheme is versioned on its own axis (RES-6): add it to spec.toml");
             }
-            if spec.fs(a.flags).axis != spec.scheme_axis(&t.name).unwrap_or(AxisId(u32::MAX)) {
+            if spec.flag_set(a.flags).axis != spec.scheme_axis(&t.name).unwrap_or(AxisId(u32::MAX))
+            {
                 diags.report(
                     &lints::AXIS_MISMATCH,
                     Some(t.span),
@@ -232,7 +237,7 @@ fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
                 );
             }
             if let Some(st) = st
-                && spec.ax(st.axis).scheme.as_deref() != Some(&t.name)
+                && spec.axis(st.axis).scheme.as_deref() != Some(&t.name)
             {
                 diags.report(
                     &lints::AXIS_MISMATCH,
@@ -350,9 +355,9 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             _ => Vec::new(),
         };
         for t in nested {
-            for p in &spec.s(t).params {
+            for p in &spec.structure(t).params {
                 if !scope.contains(p.as_str()) {
-                    diags.report(&lints::UNBOUND_PARAM, Some(f.span), format!("`{}` needs param `{p}`, which `{}` neither takes nor binds", spec.s(t).name, s.name), format!("add `params = [\"{p}\"]` or `let = {{ {p} = \"<field path>\" }}` to `{}`", s.name));
+                    diags.report(&lints::UNBOUND_PARAM, Some(f.span), format!("`{}` needs param `{p}`, which `{}` neither takes nor binds", spec.structure(t).name, s.name), format!("add `params = [\"{p}\"]` or `let = {{ {p} = \"<field path>\" }}` to `{}`", s.name));
                 }
             }
         }
@@ -413,7 +418,7 @@ fn dispatch(
     on: &TagSource,
     diags: &mut Diagnostics,
 ) {
-    let sp = spec.sp(space);
+    let sp = spec.space(space);
     if !sp.dispatches() {
         diags.report(
             &lints::BAD_DISPATCH,
@@ -446,7 +451,7 @@ fn dispatch(
                         Some(f.span),
                         format!(
                             "variant `{}` has no `tag:{}` field at a fixed offset along `{}`",
-                            spec.s(v).name,
+                            spec.structure(v).name,
                             sp.name,
                             path_in_variant.join(".")
                         ),
@@ -457,7 +462,7 @@ fn dispatch(
                         Some(f.span),
                         format!(
                             "variant `{}` keeps its tag at byte {a}, others at {b}",
-                            spec.s(v).name
+                            spec.structure(v).name
                         ),
                         "every variant keeps the tag at the same offset",
                     ),
@@ -496,7 +501,7 @@ fn recursion(spec: &Spec, diags: &mut Diagnostics) {
 }
 
 fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
-    spec.s(id)
+    spec.structure(id)
         .fields
         .iter()
         .flat_map(|f| match &f.ty {
@@ -509,7 +514,7 @@ fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
 
 fn axes(spec: &Spec, diags: &mut Diagnostics) {
     let schemes: Vec<&str> = spec
-        .sp(spec.roles.scheme)
+        .space(spec.roles.scheme)
         .tags
         .iter()
         .map(|t| t.name.as_str())

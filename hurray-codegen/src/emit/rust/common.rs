@@ -36,7 +36,7 @@ pub fn rule_variant(id: &str) -> Ident {
 }
 
 pub fn rule_path(spec: &Spec, id: RuleId) -> TokenStream {
-    let v = rule_variant(&spec.r(id).id);
+    let v = rule_variant(&spec.rule(id).id);
     quote!(crate::generated::rules::Rule::#v)
 }
 
@@ -45,16 +45,16 @@ pub fn axis_variant(name: &str) -> Ident {
 }
 
 pub fn axis_path(spec: &Spec, id: AxisId) -> TokenStream {
-    let v = axis_variant(&spec.ax(id).name);
+    let v = axis_variant(&spec.axis(id).name);
     quote!(crate::generated::axes::Axis::#v)
 }
 
 pub fn space_type(spec: &Spec, id: SpaceId) -> Ident {
-    camel(&spec.sp(id).name)
+    camel(&spec.space(id).name)
 }
 
 pub fn flags_type(spec: &Spec, id: FlagSetId) -> Ident {
-    camel(&spec.fs(id).name)
+    camel(&spec.flag_set(id).name)
 }
 
 pub fn version_tokens(v: Version) -> TokenStream {

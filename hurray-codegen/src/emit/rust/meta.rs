@@ -47,7 +47,7 @@ pub fn axes(spec: &Spec) -> TokenStream {
         .iter()
         .filter_map(|a| {
             let scheme = a.scheme.as_ref()?;
-            let sp = spec.sp(spec.roles.scheme);
+            let sp = spec.space(spec.roles.scheme);
             let value = Literal::u32_unsuffixed(sp.tag(scheme)?.value);
             let v = axis_variant(&a.name);
             Some(quote!(#value => Some(Axis::#v),))
@@ -59,7 +59,7 @@ pub fn axes(spec: &Spec) -> TokenStream {
     for st in &spec.structures {
         for f in &st.fields {
             if f.since > st.since {
-                let v = axis_variant(&spec.ax(st.axis).name);
+                let v = axis_variant(&spec.axis(st.axis).name);
                 let since = version_tokens(f.since);
                 let (sn, fname) = (st.name.as_str(), f.name.as_str());
                 let default = match &f.default {
@@ -231,7 +231,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 Some(d) => {
                     let note = format!(
                         "deprecated since {}{}",
-                        spec.ax(sp.axis).show(d.since),
+                        spec.axis(sp.axis).show(d.since),
                         d.replacement
                             .as_ref()
                             .map(|r| format!("; use `{r}`"))
@@ -395,7 +395,7 @@ fn attributes<'s, A>(sp: &'s TagSpace, pick: impl Fn(&'s TagAttrs) -> Option<A>)
 /// Accessors for the attributes of the space's role (spec/README.md, "Space-specific
 /// attributes").
 fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
-    let sp = spec.sp(id);
+    let sp = spec.space(id);
     let ty = space_type(spec, id);
     let vs: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
     match spec.roles.of(id) {
@@ -545,7 +545,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .collect();
             let flags: Vec<_> = attrs
                 .iter()
-                .map(|a| spec.fs(a.flags).name.as_str())
+                .map(|a| spec.flag_set(a.flags).name.as_str())
                 .collect();
             quote! {
                 /// Element types the scheme may quantize.
@@ -608,7 +608,7 @@ fn scheme_parameters(spec: &Spec) -> TokenStream {
     let ty = format_ident!("{}Parameter", space);
     let buffer = format_ident!("{}ParameterBuffer", space);
     let mut names: Vec<&str> = Vec::new();
-    for t in &spec.sp(scheme).tags {
+    for t in &spec.space(scheme).tags {
         if let TagAttrs::Scheme(a) = &t.attrs {
             for p in &a.parameters {
                 if !names.contains(&p.name.as_str()) {
@@ -620,7 +620,7 @@ fn scheme_parameters(spec: &Spec) -> TokenStream {
     let variants: Vec<_> = names.iter().map(|n| camel(n)).collect();
     let doc_text = format!(
         " A parameter buffer of a `{}` value (its `parameters` in the spec).",
-        spec.sp(scheme).name
+        spec.space(scheme).name
     );
     quote! {
         #[doc = #doc_text]
@@ -663,7 +663,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 let d = doc(&format!("bit {}: {}", b.bit, b.title));
                 let dep = match &b.deprecated {
                     Some(d) => {
-                        let note = format!("deprecated since {}", spec.ax(fs.axis).show(d.since));
+                        let note = format!("deprecated since {}", spec.axis(fs.axis).show(d.since));
                         quote!(#[deprecated(note = #note)])
                     }
                     None => quote!(),

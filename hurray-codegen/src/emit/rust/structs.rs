@@ -22,7 +22,7 @@ enum Prefix {
 }
 
 fn prefix_of(spec: &Spec, id: StructId) -> Prefix {
-    let s = spec.s(id);
+    let s = spec.structure(id);
     match &s.framing {
         Framing::Fixed => Prefix::None,
         Framing::LengthPrefixed {
@@ -48,7 +48,7 @@ fn prefix_of(spec: &Spec, id: StructId) -> Prefix {
 }
 
 fn bound_rule(spec: &Spec, id: StructId) -> Option<RuleId> {
-    match &spec.s(id).framing {
+    match &spec.structure(id).framing {
         Framing::LengthPrefixed { rule, .. } => Some(*rule),
         Framing::Fixed => None,
     }
@@ -64,7 +64,7 @@ enum Node {
 fn edges(spec: &Spec, n: Node) -> Vec<Node> {
     match n {
         Node::S(id) => spec
-            .s(id)
+            .structure(id)
             .fields
             .iter()
             .filter_map(|f| match &f.ty {
@@ -171,7 +171,7 @@ fn not_copy(spec: &Spec) -> HashSet<Node> {
 /// A structure all of whose fields sit at constant offsets and are plain scalars or fixed
 /// byte runs: its view is just its bytes.
 fn is_simple(spec: &Spec, id: StructId) -> bool {
-    let s = spec.s(id);
+    let s = spec.structure(id);
     s.framing == Framing::Fixed
         && s.params.is_empty()
         && s.const_size().is_some()
@@ -190,19 +190,19 @@ fn is_simple(spec: &Spec, id: StructId) -> bool {
 }
 
 fn view_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
-    format_ident!("{}View", camel(&spec.s(id).name))
+    format_ident!("{}View", camel(&spec.structure(id).name))
 }
 
 fn owned_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
-    camel(&spec.s(id).name)
+    camel(&spec.structure(id).name)
 }
 
 fn variant_view_ident(spec: &Spec, sp: SpaceId) -> proc_macro2::Ident {
-    format_ident!("{}VariantView", camel(&spec.sp(sp).name))
+    format_ident!("{}VariantView", camel(&spec.space(sp).name))
 }
 
 fn variant_owned_ident(spec: &Spec, sp: SpaceId) -> proc_macro2::Ident {
-    format_ident!("{}Variant", camel(&spec.sp(sp).name))
+    format_ident!("{}Variant", camel(&spec.space(sp).name))
 }
 
 /// The typed Rust type of a scalar field.
@@ -242,7 +242,7 @@ fn unwrap_scalar(spec: &Spec, ty: &FieldType, v: TokenStream) -> TokenStream {
     match ty {
         FieldType::Prim(_) => v,
         FieldType::Tag(sp) => {
-            let p = prim_type(spec.sp(*sp).width.prim());
+            let p = prim_type(spec.space(*sp).width.prim());
             quote!((#v.raw() as #p))
         }
         FieldType::Flags(_) => quote!(#v.0),
@@ -274,7 +274,7 @@ fn appended(s: &Structure, f: &Field) -> bool {
 /// Fields of `s` whose value the owned form derives from a later field (counts, and length
 /// prefixes of an enclosed structure).
 fn derived(spec: &Spec, id: StructId) -> Vec<Option<usize>> {
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let mut out = vec![None; s.fields.len()];
     for (j, f) in s.fields.iter().enumerate() {
         if let Some(Count::Field(i)) = f.count {
@@ -290,14 +290,14 @@ fn derived(spec: &Spec, id: StructId) -> Vec<Option<usize>> {
 /// For field `j` of `id` whose structure (or every variant) is length-prefixed by an earlier
 /// field of `id`: that field's index.
 fn enclosed_prefix(spec: &Spec, id: StructId, j: usize) -> Option<usize> {
-    let targets: Vec<StructId> = match &spec.s(id).fields[j].ty {
+    let targets: Vec<StructId> = match &spec.structure(id).fields[j].ty {
         FieldType::Struct(t) => vec![*t],
         FieldType::Dispatch { space, .. } => spec.variants(*space),
         _ => return None,
     };
     let mut found = None;
     for t in targets {
-        match &spec.s(t).framing {
+        match &spec.structure(t).framing {
             Framing::LengthPrefixed {
                 by_struct,
                 by_field,
@@ -331,7 +331,7 @@ fn p_ident(name: &str) -> proc_macro2::Ident {
 /// Expression of an earlier field's typed value reached by `path` inside the parse function
 /// (views) or the from_value function (owned, `owned = true`).
 fn path_expr(spec: &Spec, path: &FieldPath, owned: bool) -> TokenStream {
-    let root = spec.s(path.root);
+    let root = spec.structure(path.root);
     let first = &root.fields[path.steps[0]];
     let mut e = {
         let i = f_ident(first);
@@ -340,7 +340,7 @@ fn path_expr(spec: &Spec, path: &FieldPath, owned: bool) -> TokenStream {
     let mut cur = first;
     for &step in &path.steps[1..] {
         let FieldType::Struct(id) = cur.ty else { break };
-        let next = &spec.s(id).fields[step];
+        let next = &spec.structure(id).fields[step];
         let n = ident(&next.name);
         e = if owned {
             quote!(#e.#n)
@@ -354,14 +354,14 @@ fn path_expr(spec: &Spec, path: &FieldPath, owned: bool) -> TokenStream {
 
 /// Absolute offset of the field a path names, inside a parse function.
 fn path_offset_expr(spec: &Spec, path: &FieldPath) -> TokenStream {
-    let root = spec.s(path.root);
+    let root = spec.structure(path.root);
     let first = &root.fields[path.steps[0]];
     let o = o_ident(first);
     let mut extra = 0u64;
     let mut cur = first;
     for &step in &path.steps[1..] {
         let FieldType::Struct(id) = cur.ty else { break };
-        let next = &spec.s(id).fields[step];
+        let next = &spec.structure(id).fields[step];
         extra += next.const_offset().unwrap_or(0);
         cur = next;
     }
@@ -493,7 +493,7 @@ fn call_args(cx: &Ctx, from: Node, to: Node, params: &[String]) -> TokenStream {
 fn variant_params(spec: &Spec, sp: SpaceId) -> Vec<String> {
     let mut ps: Vec<String> = Vec::new();
     for v in spec.variants(sp) {
-        for p in &spec.s(v).params {
+        for p in &spec.structure(v).params {
             if !ps.contains(p) {
                 ps.push(p.clone());
             }
@@ -505,7 +505,7 @@ fn variant_params(spec: &Spec, sp: SpaceId) -> Vec<String> {
 
 fn view(cx: &Ctx, id: StructId) -> TokenStream {
     let spec = cx.spec;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let vname = view_ident(spec, id);
     let oname = owned_ident(spec, id);
     let simple = is_simple(spec, id);
@@ -571,7 +571,7 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
             if recursive {
                 inits.push(quote!(#fi: #fi.map(|v| (v.bytes(), v.offset())),));
                 if let FieldType::Struct(t) = f.ty {
-                    for p in &spec.s(t).params {
+                    for p in &spec.structure(t).params {
                         let m = format_ident!("rp_{}", p);
                         let pi = p_ident(p);
                         members.push(quote!(#m: u64,));
@@ -613,7 +613,7 @@ fn view(cx: &Ctx, id: StructId) -> TokenStream {
             let FieldType::Struct(t) = f.ty else { continue };
             let v = view_ident(spec, t);
             let args: Vec<_> = spec
-                .s(t)
+                .structure(t)
                 .params
                 .iter()
                 .map(|p| {
@@ -852,7 +852,7 @@ fn view_accessor(
 /// Expression converting a view field to its owned form.
 fn owned_conv(cx: &Ctx, id: StructId, f: &Field, stored: bool) -> TokenStream {
     let spec = cx.spec;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let fi = f_ident(f);
     let name = ident(&f.name);
     let optional = f.presence != Presence::Always || appended(s, f);
@@ -886,7 +886,7 @@ fn owned_conv(cx: &Ctx, id: StructId, f: &Field, stored: bool) -> TokenStream {
 /// The body of a view's `parse`.
 fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
     let spec = cx.spec;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let node = Node::S(id);
     let mut out = TokenStream::new();
     out.extend(quote!(let r = &mut *r0;));
@@ -939,7 +939,11 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
         }
         // The scheme's own flags inside the shared quantization header.
         if let (Some(fs), FieldType::Struct(h)) = (scheme_flags, &f.ty)
-            && let Some(hf) = spec.s(*h).fields.iter().find(|g| g.flags_of.is_some())
+            && let Some(hf) = spec
+                .structure(*h)
+                .fields
+                .iter()
+                .find(|g| g.flags_of.is_some())
             && let Some(off) = hf.const_offset()
         {
             let t = flags_type(spec, fs);
@@ -1007,7 +1011,7 @@ fn parse_body(cx: &Ctx, id: StructId, prefix: Prefix) -> TokenStream {
 
 /// `ctx.enter(...)` after the field carrying an axis's minor version.
 fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let carried: Vec<&Axis> = spec
         .axes
         .iter()
@@ -1053,7 +1057,7 @@ fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
 /// The expression parsing one field from `r`.
 fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> TokenStream {
     let spec = cx.spec;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let what = f.name.as_str();
     let oi = o_ident(f);
     match (&f.ty, &f.count) {
@@ -1087,7 +1091,7 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
         }
         (FieldType::Struct(t), count) => {
             let v = view_ident(spec, *t);
-            let args = call_args(cx, node, Node::S(*t), &spec.s(*t).params);
+            let args = call_args(cx, node, Node::S(*t), &spec.structure(*t).params);
             let inner = if let Some(pi) = enclosed_prefix(spec, id, i) {
                 let pf = f_ident(&s.fields[pi]);
                 let rule = rule_path(spec, bound_rule(spec, *t).unwrap_or(RuleId(0)));
@@ -1100,7 +1104,7 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
                 Some(c) => {
                     let c = count_expr(s, c);
                     if is_simple(spec, *t) {
-                        let size = lit_u64(spec.s(*t).const_size().unwrap_or(0));
+                        let size = lit_u64(spec.structure(*t).const_size().unwrap_or(0));
                         quote!({
                             let __n = #c;
                             let __b = r.take(__n.saturating_mul(#size), #what)?;
@@ -1125,7 +1129,7 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
         (FieldType::Dispatch { space, on }, count) => {
             let v = variant_view_ident(spec, *space);
             let args = call_args(cx, node, Node::D(*space), &variant_params(spec, *space));
-            let width = prim_type(spec.sp(*space).width.prim());
+            let width = prim_type(spec.space(*space).width.prim());
             let (tag, tag_at) = match on {
                 TagSource::Field(p) => {
                     let pf = path_field(spec, p);
@@ -1182,7 +1186,7 @@ fn field_parse(cx: &Ctx, id: StructId, i: usize, f: &Field, node: Node) -> Token
 /// Table checks of one field, right after it is parsed.
 fn checks(cx: &Ctx, id: StructId, f: &Field) -> TokenStream {
     let spec = cx.spec;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let fi = f_ident(f);
     let oi = o_ident(f);
     let name = f.name.as_str();
@@ -1380,7 +1384,7 @@ fn nested(
 
 fn owned(cx: &Ctx, id: StructId) -> TokenStream {
     let spec = cx.spec;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let oname = owned_ident(spec, id);
     let title = format!(" {} (`{}`): an owned value.", s.title, s.name);
     let derived = derived(spec, id);
@@ -1546,7 +1550,7 @@ fn owned(cx: &Ctx, id: StructId) -> TokenStream {
                 let next = match cur {
                     None => &s.fields[step],
                     Some(c) => match c.ty {
-                        FieldType::Struct(t) => &spec.s(t).fields[step],
+                        FieldType::Struct(t) => &spec.structure(t).fields[step],
                         _ => break,
                     },
                 };
@@ -1761,7 +1765,7 @@ fn from_value_expr(
             FieldType::Tag(_) => quote!(crate::value::de::tag(#x, #path)?),
             FieldType::Flags(fs) => {
                 let t = flags_type(spec, *fs);
-                let p = prim_type(spec.fs(*fs).width.prim());
+                let p = prim_type(spec.flag_set(*fs).width.prim());
                 quote!(super::flags::#t(crate::value::de::int::<#p>(#x, #path)?))
             }
             _ => quote!(()),
@@ -1831,13 +1835,13 @@ fn from_value_expr(
 /// The name and structure of a struct field every variant of a space starts with.
 fn common_first_field(spec: &Spec, space: SpaceId) -> Option<(String, StructId)> {
     let vs = spec.variants(space);
-    let first = spec.s(*vs.first()?).fields.first()?;
+    let first = spec.structure(*vs.first()?).fields.first()?;
     let FieldType::Struct(t) = first.ty else {
         return None;
     };
     vs.iter()
         .all(|v| {
-            spec.s(*v)
+            spec.structure(*v)
                 .fields
                 .first()
                 .is_some_and(|f| f.name == first.name && f.ty == FieldType::Struct(t))
@@ -1847,7 +1851,7 @@ fn common_first_field(spec: &Spec, space: SpaceId) -> Option<(String, StructId)>
 
 fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     let spec = cx.spec;
-    let sp = spec.sp(space);
+    let sp = spec.space(space);
     let ty = space_type(spec, space);
     let vv = variant_view_ident(spec, space);
     let vo = variant_owned_ident(spec, space);
@@ -1881,7 +1885,7 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
             Some(sid) => {
                 let sv = view_ident(spec, sid);
                 let so = owned_ident(spec, sid);
-                let args = call_args(cx, node, Node::S(sid), &spec.s(sid).params);
+                let args = call_args(cx, node, Node::S(sid), &spec.structure(sid).params);
                 view_variants.push(quote!(#d #v(#sv<'a>),));
                 owned_variants.push(quote!(#d #v(#so),));
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v(#sv::parse(r, ctx #args)?),));
@@ -1904,7 +1908,7 @@ fn variant_enums(cx: &Ctx, space: SpaceId) -> TokenStream {
     if let Some(sid) = private_struct {
         let sv = view_ident(spec, sid);
         let so = owned_ident(spec, sid);
-        let args = call_args(cx, node, Node::S(sid), &spec.s(sid).params);
+        let args = call_args(cx, node, Node::S(sid), &spec.structure(sid).params);
         view_variants.push(quote!(/// An implementation-private value.
             Private(u32, #sv<'a>),));
         owned_variants.push(quote!(/// An implementation-private value.
@@ -2135,24 +2139,23 @@ fn parameter_buffers(spec: &Spec, space: SpaceId) -> TokenStream {
     let parameter = format_ident!("{}Parameter", space_ty);
     let buffer = format_ident!("{}ParameterBuffer", space_ty);
     let mut arms = Vec::new();
-    for t in &spec.sp(space).tags {
+    for t in &spec.space(space).tags {
         let (Some(sid), TagAttrs::Scheme(a)) = (t.structure, &t.attrs) else {
             continue;
         };
         let v = camel(&t.name);
-        let payload = spec.s(sid);
+        let payload = spec.structure(sid);
         // The payload's flags, read where the shared header carries them (`flags_of`).
         let flags = payload.fields.iter().find_map(|f| match f.ty {
-            FieldType::Struct(h) => {
-                spec.s(h)
-                    .fields
-                    .iter()
-                    .find(|g| g.flags_of.is_some())
-                    .map(|g| {
-                        let (outer, inner) = (ident(&f.name), ident(&g.name));
-                        quote!(u64::from(x.#outer().#inner()))
-                    })
-            }
+            FieldType::Struct(h) => spec
+                .structure(h)
+                .fields
+                .iter()
+                .find(|g| g.flags_of.is_some())
+                .map(|g| {
+                    let (outer, inner) = (ident(&f.name), ident(&g.name));
+                    quote!(u64::from(x.#outer().#inner()))
+                }),
             _ => None,
         });
         let pushes: Vec<_> = a
