@@ -2,10 +2,13 @@
 //! against the released history, and emits Rust code and Markdown tables.
 //!
 //! Phases: TOML ([`load`]) → raw serde mirror with spans ([`raw`]) → typed model
-//! ([`lower`], [`layout`]) → checks that collect every diagnostic ([`validate`]) → emitters
-//! that cannot fail ([`emit`]). Writing files happens at the edge ([`build`]).
+//! ([`lower`], then [`layout`] and [`analysis`] fill in positions, sizes and shapes) → checks
+//! that collect every diagnostic ([`validate`]) → emitters that only read the model and cannot
+//! fail ([`emit`], with every text rendering in [`render`]). Writing files happens at the edge
+//! ([`build`]).
 
 pub mod amend;
+pub mod analysis;
 pub mod build;
 pub mod compat;
 pub mod diag;
@@ -108,6 +111,7 @@ pub fn finish(raw: load::RawSpec, sources: SourceMap, mut diags: Diagnostics) ->
     };
     let spec = spec.map(|mut s| {
         layout::compute(&mut s, &mut diags);
+        analysis::analyse(&mut s);
         validate::validate(&s, &mut diags);
         s
     });

@@ -54,6 +54,7 @@ impl Lower<'_> {
                 tags,
                 reject,
                 resolutions,
+                dispatch: None,
                 span: span(file, &t.space),
             }));
         }

@@ -188,6 +188,7 @@ impl Lower<'_> {
                         .as_ref()
                         .map(|n| n.get_ref().clone())
                         .unwrap_or_default(),
+                    shape: Default::default(),
                     span: span(file, rs),
                     framing_span: span(file, &s0.framing),
                 });

@@ -9,6 +9,7 @@ use crate::source::Span;
 
 mod ids;
 pub mod roles;
+pub mod shape;
 pub mod words;
 
 pub use ids::{AxisId, FlagSetId, ResolutionId, RuleId, SpaceId, StructId};
@@ -269,6 +270,8 @@ pub struct TagSpace {
     pub tags: Vec<Tag>,
     pub reject: RejectRules,
     pub resolutions: Vec<ResolutionId>,
+    /// For a space some field dispatches on: what its values select (the analysis pass).
+    pub dispatch: Option<shape::DispatchShape>,
     pub span: Span,
 }
 
@@ -860,6 +863,8 @@ pub struct Structure {
     pub rules: Vec<RuleId>,
     pub resolutions: Vec<ResolutionId>,
     pub note: String,
+    /// The structure's shape (the analysis pass, after layout).
+    pub shape: shape::StructureShape,
     pub span: Span,
     pub framing_span: Span,
 }

@@ -474,22 +474,11 @@ fn dispatch(
     let _ = s;
 }
 
+/// A structure that contains itself (the analysis pass's containment graph) bounds its
+/// nesting.
 fn recursion(spec: &Spec, diags: &mut Diagnostics) {
-    for (i, s) in spec.structures.iter().enumerate() {
-        let me = StructId(i as u32);
-        let mut stack: Vec<StructId> = children(spec, me);
-        let mut seen: HashSet<StructId> = HashSet::new();
-        let mut recursive = false;
-        while let Some(c) = stack.pop() {
-            if c == me {
-                recursive = true;
-                break;
-            }
-            if seen.insert(c) {
-                stack.extend(children(spec, c));
-            }
-        }
-        if recursive && s.depth_limit.is_none() {
+    for s in &spec.structures {
+        if s.shape.containment.cyclic && s.depth_limit.is_none() {
             diags.report(
                 &lints::MISSING_DEPTH_LIMIT,
                 Some(s.span),
@@ -498,18 +487,6 @@ fn recursion(spec: &Spec, diags: &mut Diagnostics) {
             );
         }
     }
-}
-
-fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
-    spec.structure(id)
-        .fields
-        .iter()
-        .flat_map(|f| match &f.ty {
-            FieldType::Struct(t) => vec![*t],
-            FieldType::Dispatch { space, .. } => spec.variants(*space),
-            _ => Vec::new(),
-        })
-        .collect()
 }
 
 fn axes(spec: &Spec, diags: &mut Diagnostics) {
