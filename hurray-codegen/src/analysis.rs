@@ -45,7 +45,7 @@ fn shapes(spec: &Spec) -> (Vec<StructureShape>, Vec<(SpaceId, DispatchShape)>) {
     let simple: Vec<bool> = (0..spec.structures.len())
         .map(|i| is_simple(spec, StructId(i as u32)))
         .collect();
-    let not_copy = not_copy(spec, &simple, &dispatched);
+    let not_copy = not_copy(spec, &simple, &dispatched, &components);
     let containment = |n: Node| Containment {
         cyclic: cyclic(n),
         component: components[&n],
@@ -205,9 +205,14 @@ fn is_simple(spec: &Spec, id: StructId) -> bool {
         })
 }
 
-/// The nodes that hold a sequence of variable-size entries directly or through what they
-/// contain (a structure nested in itself is read again on demand, so it does not count).
-fn not_copy(spec: &Spec, simple: &[bool], dispatched: &[SpaceId]) -> Vec<Node> {
+/// The nodes that hold a sequence of variable-size entries or a structure nested in itself
+/// (kept behind a box), directly or through what they contain.
+fn not_copy(
+    spec: &Spec,
+    simple: &[bool],
+    dispatched: &[SpaceId],
+    components: &BTreeMap<Node, u32>,
+) -> Vec<Node> {
     let mut out: Vec<Node> = Vec::new();
     loop {
         let before = out.len();
@@ -220,7 +225,8 @@ fn not_copy(spec: &Spec, simple: &[bool], dispatched: &[SpaceId]) -> Vec<Node> {
                 (FieldType::Struct(t), Some(_)) => !simple[t.index()],
                 (FieldType::Dispatch { .. }, Some(_)) => true,
                 (FieldType::Struct(t), None) => {
-                    out.contains(&Node::Structure(*t)) && *t != StructId(i as u32)
+                    components[&Node::Structure(*t)] == components[&n]
+                        || out.contains(&Node::Structure(*t))
                 }
                 (FieldType::Dispatch { space, .. }, None) => out.contains(&Node::Dispatch(*space)),
                 _ => false,

@@ -478,6 +478,19 @@ fn dispatch(
 /// nesting.
 fn recursion(spec: &Spec, diags: &mut Diagnostics) {
     for s in &spec.structures {
+        for (f, shape) in s.fields.iter().zip(&s.shape.fields) {
+            if shape.recursive && !shape.optional() && f.count.is_none() {
+                diags.report(
+                    &lints::BAD_VALUE,
+                    Some(f.span),
+                    format!(
+                        "`{}.{}` nests the structure in itself in every level, so no data can end",
+                        s.name, f.name
+                    ),
+                    "make the nested level conditional (`present_if`)",
+                );
+            }
+        }
         if s.shape.containment.cyclic && s.depth_limit.is_none() {
             diags.report(
                 &lints::MISSING_DEPTH_LIMIT,

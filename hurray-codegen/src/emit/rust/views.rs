@@ -47,9 +47,12 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         // A field the view keeps (rather than reading it in place from the bytes).
         let stored = !shape.in_place;
         let optional = shape.conditional || (shape.appended && !shape.scalar);
-        let recursive = shape.recursive;
-        let base_ty = if recursive {
-            quote!((&'a [u8], u64))
+        // A structure nested in itself is kept behind a box: the level the enclosing parse
+        // read, with the reader's configuration and nesting depth.
+        let boxed = shape.recursive && f.count.is_none();
+        let base_ty = if boxed {
+            let inner = view_member_ty(spec, f);
+            quote!(Box<#inner>)
         } else {
             view_member_ty(spec, f)
         };
@@ -61,16 +64,10 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         let d = doc(&f.title);
         if stored {
             members.push(quote!(#fi: #member_ty,));
-            if recursive {
-                inits.push(quote!(#fi: #fi.map(|v| (v.bytes(), v.offset())),));
-                if let FieldType::Struct(t) = f.ty {
-                    for p in &spec.structure(t).params {
-                        let m = format_ident!("rp_{}", p);
-                        let pi = param_local(p);
-                        members.push(quote!(#m: u64,));
-                        inits.push(quote!(#m: #pi,));
-                    }
-                }
+            if boxed && optional {
+                inits.push(quote!(#fi: #fi.map(Box::new),));
+            } else if boxed {
+                inits.push(quote!(#fi: Box::new(#fi),));
             } else {
                 inits.push(quote!(#fi,));
             }
@@ -102,40 +99,17 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
                     match self.#fi { Some(v) => crate::wire::Field::Read(v), None => crate::wire::Field::Defaulted(#def) }
                 }
             });
-        } else if recursive {
-            let FieldType::Struct(t) = f.ty else { continue };
-            let v = view_ident(spec, t);
-            let args: Vec<_> = spec
-                .structure(t)
-                .params
-                .iter()
-                .map(|p| {
-                    let m = format_ident!("rp_{}", p);
-                    quote!(self.#m)
-                })
-                .collect();
-            let depth = if spec.structure(t).shape.containment.cyclic {
-                quote!(, 0)
+        } else if boxed {
+            let inner = view_member_ty(spec, f);
+            let (t, e) = if optional {
+                (quote!(Option<&#inner>), quote!(self.#fi.as_deref()))
             } else {
-                quote!()
-            };
-            let wrap = if optional {
-                quote!(Option<#v<'a>>)
-            } else {
-                quote!(#v<'a>)
-            };
-            let body = if optional {
-                quote!(self.#fi.and_then(|(b, o)| {
-                    let cfg = crate::ctx::ReaderConfig::new();
-                    let mut ctx = crate::ctx::Ctx::new(&cfg);
-                    #v::parse(&mut crate::wire::Reader::new(b, o, crate::generated::rules::Rule::ALL[0]), &mut ctx #(, #args)* #depth).ok()
-                }))
-            } else {
-                quote!(compile_error!("a self-nested field must be conditional"))
+                (quote!(&#inner), quote!(&self.#fi))
             };
             accessors.push(quote!(#d
-                /// The nested level, parsed again on demand (it was checked with the enclosing one).
-                pub fn #name(&self) -> #wrap { #body }));
+                /// The nested level, as the enclosing parse read it (with the same reader
+                /// configuration, its nesting counted against the depth limit).
+                pub fn #name(&self) -> #t { #e }));
         } else {
             let (t, e) = view_accessor(spec, f, &member_ty, &fi);
             let (t, e) = if copy_ty(spec, f) {
@@ -151,8 +125,10 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         if shape.gives_size_of.is_some() {
             continue;
         }
-        let conv = if recursive {
-            quote!(self.#name().map(|v| Box::new(v.owned())))
+        let conv = if boxed && optional {
+            quote!(self.#fi.as_ref().map(|v| Box::new(v.owned())))
+        } else if boxed {
+            quote!(Box::new(self.#fi.owned()))
         } else {
             owned_conv(spec, f, shape)
         };
