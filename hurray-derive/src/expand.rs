@@ -99,14 +99,12 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
     let mut defaults = Vec::new();
     for (i, f) in s.fields.iter().enumerate() {
         let t = tys[i];
-        let c = format_ident!("DEFAULT_{}", name_strs[i].to_shouty_snake_case());
         let e = match (&f.default, f.reserved) {
             (Some(d), _) => quote!(__h::default_of::<#t, _>(#d)),
             (None, _) => {
                 quote!(<#t as __h::WireField>::read_le(&[0u8; <#t as __h::WireField>::SIZE]))
             }
         };
-        let _ = c;
         defaults.push(e);
     }
 

@@ -55,8 +55,9 @@ fn type_matches(spec: &Spec, f: &Field, ty: &syn::Type) -> bool {
     }
 }
 
-fn toml_type(spec: &Spec, f: &Field) -> String {
-    render::type_text(spec, f) + f.count.as_ref().map(|_| " (counted)").unwrap_or_default()
+fn toml_type(spec: &Spec, st: &Structure, f: &Field) -> String {
+    render::field_type(spec, st, f, render::Style::Message)
+        + f.count.as_ref().map(|_| " (counted)").unwrap_or_default()
 }
 
 /// Compare the struct with the TOML structure; return the const assertions for offsets and
@@ -131,7 +132,7 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
         if !type_matches(spec, tf, &rf.ty) {
             errs.push(format!(
                 "field `{fname}` is `{}` in the spec; the struct says `{}`",
-                toml_type(spec, tf),
+                toml_type(spec, st, tf),
                 rf.ty.to_token_stream().to_string().replace(' ', "")
             ));
         }
@@ -159,7 +160,7 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
             (Some(d), Some(e)) => {
                 let msg = format!(
                     "field `{fname}`: the struct's default differs from the spec's ({})",
-                    render::default_text(st, d)
+                    render::default(st, d, render::Style::Message)
                 );
                 let t = &rf.ty;
                 let check = match d {

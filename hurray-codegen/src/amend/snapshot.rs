@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::model::*;
-use crate::render::{check_text, condition_text, default_text, identity, type_text, width};
+use crate::render::{self, Style::Canonical, width};
 use crate::source::Span;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -262,7 +262,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                             .as_ref()
                             .and_then(|d| d.replacement.clone())
                             .unwrap_or_default(),
-                        identity: identity(spec, t),
+                        identity: render::attributes(spec, t, Canonical),
                     }
                 })
                 .collect();
@@ -328,29 +328,23 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                             Position::Sequential => "-".to_string(),
                         },
                         size: f.size.as_ref().map_or("var".to_string(), |z| z.to_string()),
-                        ty: type_text(spec, f),
-                        count: match &f.count {
-                            None => String::new(),
-                            Some(Count::Const(n)) => n.to_string(),
-                            Some(Count::Field(i)) => st.fields[*i].name.clone(),
-                            Some(Count::Param(p)) => p.clone(),
-                            Some(Count::Rest) => "rest".to_string(),
-                        },
+                        ty: render::field_type(spec, st, f, Canonical),
+                        count: render::count(st, f),
                         since: show(spec, st.axis, f.since),
                         default: f
                             .default
                             .as_ref()
-                            .map(|d| default_text(st, d))
+                            .map(|d| render::default(st, d, Canonical))
                             .unwrap_or_default(),
                         presence: match &f.presence {
                             Presence::Always => String::new(),
-                            Presence::If(c) => condition_text(c, spec),
+                            Presence::If(c) => render::condition(spec, c, Canonical),
                         },
                         checks: f
                             .checks
                             .iter()
                             .filter(|c| !(f.reserved && c.kind == CheckKind::Equals(Lit::Int(0))))
-                            .map(|c| check_text(spec, st, c))
+                            .map(|c| render::check(spec, st, c, Canonical))
                             .collect(),
                         reserved: f.reserved,
                     }

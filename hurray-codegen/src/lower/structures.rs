@@ -398,7 +398,7 @@ impl Lower<'_> {
         }
         let default = match &f.default {
             None => None,
-            Some(d) => self.default(file, d, &ty, all, index),
+            Some(d) => self.default(file, d, &ty, all),
         };
         let flags_of = match &f.flags_of {
             Some(of) => Some(self.flags_of(file, &ty, of, all, index)?),
@@ -822,7 +822,6 @@ impl Lower<'_> {
         d: &S<toml::Value>,
         ty: &FieldType,
         all: &[S<raw::Field>],
-        index: usize,
     ) -> Option<DefaultValue> {
         let sp = span(file, d);
         match d.get_ref() {
@@ -869,7 +868,6 @@ impl Lower<'_> {
                     );
                     return None;
                 };
-                let _ = index;
                 let depends_on = t
                     .get("depends_on")
                     .and_then(|d| d.as_array())

@@ -1077,6 +1077,21 @@ impl Spec {
     pub fn scheme_parent_axis(&self) -> AxisId {
         self.space(self.roles.scheme).axis
     }
+    /// The byte offset of a field path from its root structure, when constant.
+    pub fn path_offset(&self, path: &FieldPath) -> Option<u64> {
+        let mut s = self.structure(path.root);
+        let mut offset = 0;
+        for (i, &step) in path.steps.iter().enumerate() {
+            let f = &s.fields[step];
+            offset += f.const_offset()?;
+            if i + 1 < path.steps.len()
+                && let FieldType::Struct(t) = f.ty
+            {
+                s = self.structure(t);
+            }
+        }
+        Some(offset)
+    }
     /// The scheme axis of a scheme tag name.
     pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {
         self.axes

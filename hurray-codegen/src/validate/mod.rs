@@ -21,8 +21,8 @@ pub fn validate(spec: &Spec, diags: &mut Diagnostics) {
     for fs in &spec.flag_sets {
         flag_bits(spec, fs, diags);
     }
-    for (i, s) in spec.structures.iter().enumerate() {
-        structure(spec, StructId(i as u32), s, diags);
+    for s in &spec.structures {
+        structure(spec, s, diags);
     }
     recursion(spec, diags);
     axes(spec, diags);
@@ -309,7 +309,7 @@ fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
     }
 }
 
-fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) {
+fn structure(spec: &Spec, s: &Structure, diags: &mut Diagnostics) {
     since_check(
         spec,
         s.axis,
@@ -372,7 +372,7 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             );
         }
         if let FieldType::Dispatch { space, on } = &f.ty {
-            dispatch(spec, s, f, *space, on, diags);
+            dispatch(spec, f, *space, on, diags);
         }
         for c in &f.checks {
             if let CheckKind::Bytes(b) = &c.kind
@@ -407,17 +407,9 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             );
         }
     }
-    let _ = id;
 }
 
-fn dispatch(
-    spec: &Spec,
-    s: &Structure,
-    f: &Field,
-    space: SpaceId,
-    on: &TagSource,
-    diags: &mut Diagnostics,
-) {
+fn dispatch(spec: &Spec, f: &Field, space: SpaceId, on: &TagSource, diags: &mut Diagnostics) {
     let sp = spec.space(space);
     if !sp.dispatches() {
         diags.report(
@@ -471,7 +463,6 @@ fn dispatch(
             }
         }
     }
-    let _ = s;
 }
 
 /// A structure that contains itself (the analysis pass's containment graph) bounds its

@@ -6,6 +6,7 @@ use quote::quote;
 
 use super::common::*;
 use crate::model::*;
+use crate::render::{self, Style};
 
 /// Table checks of one field, right after it is parsed.
 pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
@@ -49,7 +50,8 @@ pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
                 let prim = f.ty.scalar_prim(spec).unwrap_or(Prim::U64);
                 let x = quote!(__x);
                 let n = numeric(&f.ty, prim, x.clone());
-                let (pred, expect) = predicate(spec, s, kind, prim, &n);
+                let pred = predicate(spec, s, kind, prim, &n);
+                let expect = render::check_kind(s, kind, Style::Message);
                 let single = quote! {
                     if #when && !(#pred) {
                         let __msg = format!("{} = {:?} {}", #name, #x, #expect);
@@ -78,14 +80,14 @@ pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     out
 }
 
-/// A predicate over `n` (the value, as i128 or f64) and the expectation text.
+/// The predicate a check states over `n` (the value, as i128 or f64).
 fn predicate(
     spec: &Spec,
     s: &Structure,
     kind: &CheckKind,
     prim: Prim,
     n: &TokenStream,
-) -> (TokenStream, String) {
+) -> TokenStream {
     let lit = |l: &Lit| -> TokenStream {
         match (l, prim.is_float()) {
             (Lit::Int(v), false) => {
@@ -102,85 +104,65 @@ fn predicate(
             }
         }
     };
-    let show = |l: &Lit| match l {
-        Lit::Int(v) => v.to_string(),
-        Lit::Float(x) => x.to_string(),
-    };
-    let operand = |o: &Operand| -> (TokenStream, String) {
+    let operand = |o: &Operand| -> TokenStream {
         match o {
             Operand::Param(p) => {
-                let p2 = param_local(p);
-                (quote!((#p2 as i128)), p.clone())
+                let p = param_local(p);
+                quote!((#p as i128))
             }
             Operand::Field(i) => {
                 let f = &s.fields[*i];
-                let fi = value_local(f);
-                let pr = f.ty.scalar_prim(spec).unwrap_or(Prim::U64);
-                (numeric(&f.ty, pr, quote!(#fi)), f.name.clone())
+                let local = value_local(f);
+                let prim = f.ty.scalar_prim(spec).unwrap_or(Prim::U64);
+                numeric(&f.ty, prim, quote!(#local))
             }
         }
     };
     match kind {
         CheckKind::Equals(l) => {
             let v = lit(l);
-            (quote!(#n == #v), format!("must be {}", show(l)))
+            quote!(#n == #v)
         }
         CheckKind::NotEquals(l) => {
             let v = lit(l);
-            (quote!(#n != #v), format!("must not be {}", show(l)))
+            quote!(#n != #v)
         }
         CheckKind::Min(l) => {
             let v = lit(l);
-            (quote!(#n >= #v), format!("must be at least {}", show(l)))
+            quote!(#n >= #v)
         }
         CheckKind::Max(l) => {
             let v = lit(l);
-            (quote!(#n <= #v), format!("must be at most {}", show(l)))
+            quote!(#n <= #v)
         }
         CheckKind::Range(a, b) => {
-            let (va, vb) = (lit(a), lit(b));
-            (
-                quote!(#n >= #va && #n <= #vb),
-                format!("must lie in [{}, {}]", show(a), show(b)),
-            )
+            let (a, b) = (lit(a), lit(b));
+            quote!(#n >= #a && #n <= #b)
         }
-        CheckKind::OneOf(vs) => {
-            let ls: Vec<_> = vs.iter().map(|v| Literal::i128_unsuffixed(*v)).collect();
-            (
-                quote!([#(#ls),*].contains(&#n)),
-                format!(
-                    "must be one of {}",
-                    vs.iter()
-                        .map(|v| format!("{v:#x}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            )
+        CheckKind::OneOf(values) => {
+            let values: Vec<_> = values
+                .iter()
+                .map(|v| Literal::i128_unsuffixed(*v))
+                .collect();
+            quote!([#(#values),*].contains(&#n))
         }
-        CheckKind::PowerOfTwo => (
-            quote!(#n > 0 && (#n & (#n - 1)) == 0),
-            "must be a power of two".to_string(),
-        ),
+        CheckKind::PowerOfTwo => quote!(#n > 0 && (#n & (#n - 1)) == 0),
         CheckKind::MultipleOf(m) => {
-            let m2 = Literal::i128_unsuffixed(*m as i128);
-            (quote!(#n % #m2 == 0), format!("must be a multiple of {m}"))
+            let m = Literal::i128_unsuffixed(*m as i128);
+            quote!(#n % #m == 0)
         }
         CheckKind::LessThan(o) => {
-            let (e, name) = operand(o);
-            (quote!(#n < #e), format!("must be less than {name}"))
+            let e = operand(o);
+            quote!(#n < #e)
         }
         CheckKind::SameAs(o) => {
-            let (e, name) = operand(o);
-            (quote!(#n == #e), format!("must equal {name}"))
+            let e = operand(o);
+            quote!(#n == #e)
         }
-        CheckKind::Finite => (quote!(#n.is_finite()), "must be finite".to_string()),
-        CheckKind::NonZero => {
-            if prim.is_float() {
-                (quote!(#n != 0.0), "must not be zero".to_string())
-            } else {
-                (quote!(#n != 0), "must not be zero".to_string())
-            }
-        }
-        CheckKind::Bytes(_) => (quote!(true), String::new()),
+        CheckKind::Finite => quote!(#n.is_finite()),
+        CheckKind::NonZero if prim.is_float() => quote!(#n != 0.0),
+        CheckKind::NonZero => quote!(#n != 0),
+        // Byte runs are compared whole, not through a numeric predicate.
+        CheckKind::Bytes(_) => quote!(true),
     }
 }

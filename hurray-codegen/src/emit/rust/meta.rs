@@ -5,6 +5,7 @@ use quote::{format_ident, quote};
 
 use super::common::*;
 use crate::model::*;
+use crate::render::{self, Style};
 
 pub fn axes(spec: &Spec) -> TokenStream {
     let variants: Vec<_> = spec.axes.iter().map(|a| axis_variant(&a.name)).collect();
@@ -62,23 +63,14 @@ pub fn axes(spec: &Spec) -> TokenStream {
                 let v = axis_variant(&spec.axis(st.axis).name);
                 let since = version_tokens(f.since);
                 let (sn, fname) = (st.name.as_str(), f.name.as_str());
-                let default = match &f.default {
-                    Some(DefaultValue::Int(n)) => n.to_string(),
-                    Some(DefaultValue::Float(x)) => format!("{x:?}"),
-                    Some(DefaultValue::Bytes(b)) => crate::render::hex(b),
-                    Some(DefaultValue::Expr { field, .. }) => {
-                        format!("= {}", st.fields[*field].name)
-                    }
-                    None => "(none)".to_string(),
-                };
+                let default = f.default.as_ref().map_or("(none)".to_string(), |d| {
+                    render::default(st, d, Style::Message)
+                });
                 defaults.push(quote!(AppendedField { axis: Axis::#v, structure: #sn, field: #fname, since: #since, default: #default }));
             }
         }
     }
-    let status = match spec.status {
-        Status::Draft => "draft",
-        Status::Released => "released",
-    };
+    let status = spec.status.word();
     quote! {
         /// `"draft"` before the first stable release, `"released"` after.
         pub const STATUS: &str = #status;
@@ -229,14 +221,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
             .iter()
             .map(|t| match &t.deprecated {
                 Some(d) => {
-                    let note = format!(
-                        "deprecated since {}{}",
-                        spec.axis(sp.axis).show(d.since),
-                        d.replacement
-                            .as_ref()
-                            .map(|r| format!("; use `{r}`"))
-                            .unwrap_or_default()
-                    );
+                    let note = render::deprecation(spec, sp.axis, d, Style::Message);
                     quote!(#[deprecated(note = #note)])
                 }
                 None => quote!(),
@@ -663,7 +648,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 let d = doc(&format!("bit {}: {}", b.bit, b.title));
                 let dep = match &b.deprecated {
                     Some(d) => {
-                        let note = format!("deprecated since {}", spec.axis(fs.axis).show(d.since));
+                        let note = render::deprecation(spec, fs.axis, d, Style::Message);
                         quote!(#[deprecated(note = #note)])
                     }
                     None => quote!(),
@@ -714,10 +699,15 @@ pub fn flags(spec: &Spec) -> TokenStream {
             " {} (`{}`); every bit not listed is reserved and must be zero.",
             fs.title, fs.name
         );
-        let mutable = if fs.bits.is_empty() {
-            quote!(let m = 0u64; let _ = v;)
+        // The bits a reader at version `v` knows; a set without bits knows none.
+        let known_at = if fs.bits.is_empty() {
+            quote!(
+                fn known_at(_: crate::version::Version) -> u64 {
+                    0
+                }
+            )
         } else {
-            quote!(let mut m = 0u64;)
+            quote!(fn known_at(v: crate::version::Version) -> u64 { let mut m = 0u64; #(#known_arms)* m })
         };
         out.extend(quote! {
             #[doc = #tydoc]
@@ -750,7 +740,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 const RULE: crate::generated::rules::Rule = #rule;
                 fn from_bits(bits: u64) -> Self { #ty(bits as #raw) }
                 fn bits(self) -> u64 { self.0 as u64 }
-                fn known_at(v: crate::version::Version) -> u64 { #mutable #(#known_arms)* m }
+                #known_at
                 fn bit_name(bit: u32) -> Option<&'static str> { match bit { #(#name_arms)* _ => None } }
                 fn bit_since(bit: u32) -> Option<crate::version::Version> { match bit { #(#since_arms)* _ => None } }
                 fn deprecated_mask() -> u64 { #dep_mask }

@@ -77,7 +77,6 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
     for (i, f) in s.fields.iter().enumerate() {
         let fi = value_local(f);
         let oi = offset_local(f);
-        let what = f.name.as_str();
         out.extend(quote!(let #oi = r.offset();));
         let shape = &s.shape.fields[i];
         let parse = field_parse(spec, id, i, f);
@@ -136,7 +135,6 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
             out.extend(quote!(ctx.flags(super::flags::#t(#fi.#flags()), #oi + #off)?;));
         }
         out.extend(checks(spec, id, i));
-        let _ = what;
         // Entering an axis whose version this structure carries.
         out.extend(axis_entry(spec, id, i));
         // Bindings for nested structures.
@@ -145,9 +143,7 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
                 let p = param_local(name);
                 let e = path_expr(spec, path, false);
                 let rf = spec.resolve(path);
-                let prim = rf.ty.scalar_prim(spec).unwrap_or(Prim::U64);
                 let raw = unwrap_scalar(spec, &rf.ty, e);
-                let _ = prim;
                 out.extend(quote!(let #p: u64 = #raw as u64;));
             }
         }
