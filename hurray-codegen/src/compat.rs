@@ -117,21 +117,21 @@ pub fn versions(axis: &Axis) -> Vec<Version> {
 /// Everything added after its axis's initial version, in spec order.
 pub fn items(spec: &Spec) -> Vec<Item> {
     let mut out = Vec::new();
-    for (fi, fs) in spec.flag_sets.iter().enumerate() {
+    for (fi, flag_set) in spec.flag_sets.iter().enumerate() {
         let id = FlagSetId(fi as u32);
-        for b in &fs.bits {
-            if b.since <= spec.axis(fs.axis).initial {
+        for b in &flag_set.bits {
+            if b.since <= spec.axis(flag_set.axis).initial {
                 continue;
             }
             out.push(Item {
-                axis: fs.axis,
+                axis: flag_set.axis,
                 since: b.since,
                 change: Change::FlagBit {
                     set: id,
                     bit: b.bit,
                     gates: gated_field(spec, id, b.bit),
                 },
-                name: format!("{}.{}", fs.name, b.name),
+                name: format!("{}.{}", flag_set.name, b.name),
             });
         }
     }
@@ -160,19 +160,19 @@ pub fn items(spec: &Spec) -> Vec<Item> {
             });
         }
     }
-    for (pi, sp) in spec.spaces.iter().enumerate() {
-        for t in &sp.tags {
-            if t.since <= spec.axis(sp.axis).initial {
+    for (pi, tag_space) in spec.spaces.iter().enumerate() {
+        for t in &tag_space.tags {
+            if t.since <= spec.axis(tag_space.axis).initial {
                 continue;
             }
             out.push(Item {
-                axis: sp.axis,
+                axis: tag_space.axis,
                 since: t.since,
                 change: Change::TagValue {
                     space: SpaceId(pi as u32),
                     value: t.value,
                 },
-                name: format!("{}.{}", sp.name, t.name),
+                name: format!("{}.{}", tag_space.name, t.name),
             });
         }
     }
@@ -185,7 +185,7 @@ fn gated_field(spec: &Spec, set: FlagSetId, bit: u32) -> Option<(StructId, usize
         s.fields
             .iter()
             .position(|f| match &f.presence {
-                Presence::If(Condition::HasBit(_, fs, b)) => *fs == set && *b == bit,
+                Presence::If(Condition::HasBit(_, flag_set, b)) => *flag_set == set && *b == bit,
                 _ => false,
             })
             .map(|fi| (StructId(si as u32), fi))
@@ -223,8 +223,8 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
             by_action(spec, spec.flag_set(*set).rule, mode, true)
         }
         (Change::TagValue { space, .. }, true, false) => {
-            let sp = spec.space(*space);
-            let rule = sp.reject.unknown;
+            let tag_space = spec.space(*space);
+            let rule = tag_space.reject.unknown;
             // A dispatching space whose variants are not length-prefixed cannot be skipped.
             let dispatches = spec.structures.iter().any(|s| {
                 s.fields

@@ -88,31 +88,34 @@ pub fn unmapped(m: &Migration, base: &Snapshot, axis: &str, scheme_parent: &str)
     let carried = |pick: fn(&Carry) -> &Option<String>, name: &str| {
         m.carry.iter().any(|c| pick(c).as_deref() == Some(name))
     };
-    for sp in base.space.iter().filter(|s| under(&s.axis)) {
-        if carried(|c| &c.space, &sp.name) {
+    for tag_space in base.space.iter().filter(|s| under(&s.axis)) {
+        if carried(|c| &c.space, &tag_space.name) {
             continue;
         }
-        for t in &sp.tag {
+        for t in &tag_space.tag {
             if !m
                 .tag
                 .iter()
-                .any(|x| x.space == sp.name && x.value == t.value && ok(&x.to, x.dropped))
+                .any(|x| x.space == tag_space.name && x.value == t.value && ok(&x.to, x.dropped))
             {
-                out.push(format!("tag {} {:#04x} ({})", sp.name, t.value, t.name));
+                out.push(format!(
+                    "tag {} {:#04x} ({})",
+                    tag_space.name, t.value, t.name
+                ));
             }
         }
     }
-    for fs in base.flags.iter().filter(|f| under(&f.axis)) {
-        if carried(|c| &c.flags, &fs.name) {
+    for flag_set in base.flags.iter().filter(|f| under(&f.axis)) {
+        if carried(|c| &c.flags, &flag_set.name) {
             continue;
         }
-        for b in &fs.bit {
+        for b in &flag_set.bit {
             if !m
                 .bit
                 .iter()
-                .any(|x| x.flags == fs.name && x.bit == b.bit && ok(&x.to, x.dropped))
+                .any(|x| x.flags == flag_set.name && x.bit == b.bit && ok(&x.to, x.dropped))
             {
-                out.push(format!("bit {}.{}", fs.name, b.name));
+                out.push(format!("bit {}.{}", flag_set.name, b.name));
             }
         }
     }

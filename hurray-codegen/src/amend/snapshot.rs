@@ -219,14 +219,14 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
     let space = spec
         .spaces
         .iter()
-        .map(|sp| {
-            spans.insert(key::space(&sp.name), sp.span);
-            let range = sp
+        .map(|tag_space| {
+            spans.insert(key::space(&tag_space.name), tag_space.span);
+            let range = tag_space
                 .ranges
                 .iter()
                 .enumerate()
                 .map(|(i, r)| {
-                    spans.insert(key::range(&sp.name, i), r.span);
+                    spans.insert(key::range(&tag_space.name, i), r.span);
                     SRange {
                         from: r.from,
                         to: r.to,
@@ -242,20 +242,20 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                     }
                 })
                 .collect();
-            let tag = sp
+            let tag = tag_space
                 .tags
                 .iter()
                 .map(|t| {
-                    spans.insert(key::tag(&sp.name, t.value), t.span);
+                    spans.insert(key::tag(&tag_space.name, t.value), t.span);
                     STag {
                         value: t.value,
                         name: t.name.clone(),
                         meaning: t.title.clone(),
-                        since: show(spec, sp.axis, t.since),
+                        since: show(spec, tag_space.axis, t.since),
                         deprecated_since: t
                             .deprecated
                             .as_ref()
-                            .map(|d| show(spec, sp.axis, d.since))
+                            .map(|d| show(spec, tag_space.axis, d.since))
                             .unwrap_or_default(),
                         replacement: t
                             .deprecated
@@ -267,9 +267,9 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 })
                 .collect();
             SSpace {
-                name: sp.name.clone(),
-                axis: spec.axis(sp.axis).name.clone(),
-                width: width(sp.width),
+                name: tag_space.name.clone(),
+                axis: spec.axis(tag_space.axis).name.clone(),
+                width: width(tag_space.width),
                 range,
                 tag,
             }
@@ -278,22 +278,22 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
     let flags = spec
         .flag_sets
         .iter()
-        .map(|fs| {
-            spans.insert(key::flags(&fs.name), fs.span);
-            let bit = fs
+        .map(|flag_set| {
+            spans.insert(key::flags(&flag_set.name), flag_set.span);
+            let bit = flag_set
                 .bits
                 .iter()
                 .map(|b| {
-                    spans.insert(key::bit(&fs.name, b.bit), b.span);
+                    spans.insert(key::bit(&flag_set.name, b.bit), b.span);
                     SBit {
                         bit: b.bit,
                         name: b.name.clone(),
                         meaning: b.title.clone(),
-                        since: show(spec, fs.axis, b.since),
+                        since: show(spec, flag_set.axis, b.since),
                         deprecated_since: b
                             .deprecated
                             .as_ref()
-                            .map(|d| show(spec, fs.axis, d.since))
+                            .map(|d| show(spec, flag_set.axis, d.since))
                             .unwrap_or_default(),
                         replacement: b
                             .deprecated
@@ -304,9 +304,9 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 })
                 .collect();
             SFlagSet {
-                name: fs.name.clone(),
-                axis: spec.axis(fs.axis).name.clone(),
-                width: width(fs.width),
+                name: flag_set.name.clone(),
+                axis: spec.axis(flag_set.axis).name.clone(),
+                width: width(flag_set.width),
                 bit,
             }
         })

@@ -42,12 +42,12 @@ impl<'d> Lower<'d> {
     pub(super) fn err(
         &mut self,
         lint: &'static crate::lints::Lint,
-        sp: Span,
+        location: Span,
         msg: impl Into<String>,
         help: impl Into<String>,
     ) {
         self.diags
-            .push(Diagnostic::new(lint, Some(sp), msg).help(help));
+            .push(Diagnostic::new(lint, Some(location), msg).help(help));
     }
 
     /// An enumerated word, read into its enum; a word outside the enum's table is reported at
@@ -96,7 +96,7 @@ impl<'d> Lower<'d> {
         v: &Option<S<toml::Value>>,
     ) -> Vec<ResolutionId> {
         let Some(v) = v else { return Vec::new() };
-        let sp = span(file, v);
+        let location = span(file, v);
         let ids: Vec<String> = match v.get_ref() {
             toml::Value::String(s) => vec![s.clone()],
             toml::Value::Array(a) => a
@@ -106,7 +106,7 @@ impl<'d> Lower<'d> {
             _ => {
                 self.err(
                     &lints::BAD_VALUE,
-                    sp,
+                    location,
                     "`resolution` must be an id or a list of ids",
                     "write `resolution = \"RES-6\"` or `resolution = [\"RES-3\", \"RES-13\"]`",
                 );
@@ -119,7 +119,7 @@ impl<'d> Lower<'d> {
                 Some(r) => out.push(*r),
                 None => self.err(
                     &lints::UNKNOWN_REFERENCE,
-                    sp,
+                    location,
                     format!("no resolution `{id}` in spec/resolutions.toml"),
                     "add the resolution or fix the id",
                 ),
@@ -271,7 +271,7 @@ impl<'d> Lower<'d> {
             .unwrap_or_default()
     }
 
-    pub(super) fn tag_value(&mut self, space: SpaceId, name: &str, sp: Span) -> Option<i128> {
+    pub(super) fn tag_value(&mut self, space: SpaceId, name: &str, location: Span) -> Option<i128> {
         match self.names.space_tags[space.index()]
             .iter()
             .find(|(n, _)| n == name)
@@ -280,7 +280,7 @@ impl<'d> Lower<'d> {
             None => {
                 self.err(
                     &lints::UNKNOWN_REFERENCE,
-                    sp,
+                    location,
                     format!("no tag `{name}` in this field's space"),
                     "name an allocated tag of the space, or give the value",
                 );

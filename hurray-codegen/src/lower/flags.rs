@@ -14,8 +14,8 @@ impl Lower<'_> {
         let mut out = Vec::new();
         for (file, f) in &raw.flags {
             let file = *file;
-            for fs in &f.flags {
-                let f0 = fs.get_ref();
+            for flag_set in &f.flags {
+                let f0 = flag_set.get_ref();
                 let width = self.word_as::<Width>(file, &f0.width, "flag width");
                 let unknown_bits = self.word::<UnknownBits>(file, &f0.unknown_bits);
                 let axis = self.axis_ref(file, &f0.axis);
@@ -96,7 +96,7 @@ impl Lower<'_> {
                     rule,
                     bits,
                     resolutions,
-                    span: span(file, fs),
+                    span: span(file, flag_set),
                 }));
             }
         }

@@ -35,7 +35,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
         spans: &mut HashMap<String, Span>,
         name: &str,
         id: I,
-        sp: Span,
+        location: Span,
         what: &str,
         diags: &mut Diagnostics,
     ) {
@@ -43,7 +43,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
             diags.push(
                 Diagnostic::new(
                     &lints::DUPLICATE_NAME,
-                    Some(sp),
+                    Some(location),
                     format!("{what} `{name}` is defined twice"),
                 )
                 .label(*prev, "first defined here")
@@ -51,7 +51,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
             );
         } else {
             map.insert(name.to_string(), id);
-            spans.insert(name.to_string(), sp);
+            spans.insert(name.to_string(), location);
         }
     }
     let mut names = Names {
@@ -105,8 +105,8 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
     let mut spans = HashMap::new();
     let mut i = 0;
     for (file, f) in &raw.flags {
-        for fs in &f.flags {
-            let n = &fs.get_ref().name;
+        for flag_set in &f.flags {
+            let n = &flag_set.get_ref().name;
             add(
                 &mut names.flag_sets,
                 &mut spans,
@@ -117,7 +117,8 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 diags,
             );
             names.flag_bits.push(
-                fs.get_ref()
+                flag_set
+                    .get_ref()
                     .bit
                     .iter()
                     .map(|b| {

@@ -569,7 +569,7 @@ impl Lower<'_> {
         };
         // The flag set of the field the path names; a raw integer flags field (the
         // quantization header's) is read with the flag set of the structure's scheme.
-        let fsid = match self.path_flag_set(&path) {
+        let set_id = match self.path_flag_set(&path) {
             Some(name) => *self.names.flag_sets.get(&name)?,
             None => match self.scheme_flags.get(&axis) {
                 Some(f) => *f,
@@ -584,7 +584,7 @@ impl Lower<'_> {
                 }
             },
         };
-        let Some(&(_, index)) = self.names.flag_bits[fsid.index()]
+        let Some(&(_, index)) = self.names.flag_bits[set_id.index()]
             .iter()
             .find(|(n, _)| n == bit.get_ref())
         else {
@@ -593,12 +593,12 @@ impl Lower<'_> {
                 span(file, bit),
                 format!(
                     "flag set `{}` defines no bit `{}`",
-                    self.flag_set_name(fsid),
+                    self.flag_set_name(set_id),
                     bit.get_ref()
                 ),
                 format!(
                     "defined bits: {}",
-                    self.names.flag_bits[fsid.index()]
+                    self.names.flag_bits[set_id.index()]
                         .iter()
                         .map(|(n, _)| n.as_str())
                         .collect::<Vec<_>>()
@@ -608,9 +608,9 @@ impl Lower<'_> {
             return None;
         };
         Some(if has {
-            Condition::HasBit(path, fsid, index)
+            Condition::HasBit(path, set_id, index)
         } else {
-            Condition::LacksBit(path, fsid, index)
+            Condition::LacksBit(path, set_id, index)
         })
     }
 
@@ -823,7 +823,7 @@ impl Lower<'_> {
         ty: &FieldType,
         all: &[S<raw::Field>],
     ) -> Option<DefaultValue> {
-        let sp = span(file, d);
+        let location = span(file, d);
         match d.get_ref() {
             toml::Value::Integer(n) => Some(DefaultValue::Int(*n as i128)),
             toml::Value::Float(x) => Some(DefaultValue::Float(*x)),
@@ -832,7 +832,7 @@ impl Lower<'_> {
                 None => {
                     self.err(
                         &lints::DEFAULT_TYPE,
-                        sp,
+                        location,
                         "a bytes default is hex byte pairs",
                         "e.g. `default = \"00 00\"`",
                     );
@@ -841,9 +841,11 @@ impl Lower<'_> {
             },
             toml::Value::String(s) => {
                 match ty {
-                    FieldType::Tag(space) => self.tag_value(*space, s, sp).map(DefaultValue::Int),
+                    FieldType::Tag(space) => {
+                        self.tag_value(*space, s, location).map(DefaultValue::Int)
+                    }
                     _ => {
-                        self.err(&lints::DEFAULT_TYPE, sp, format!("`{s}` does not fit the field's type"), "a string default is a tag name (tag fields) or hex bytes (bytes fields)");
+                        self.err(&lints::DEFAULT_TYPE, location, format!("`{s}` does not fit the field's type"), "a string default is a tag name (tag fields) or hex bytes (bytes fields)");
                         None
                     }
                 }
@@ -852,7 +854,7 @@ impl Lower<'_> {
                 let Some(expr) = t.get("expr").and_then(|e| e.as_str()) else {
                     self.err(
                         &lints::DEFAULT_TYPE,
-                        sp,
+                        location,
                         "a computed default needs `expr`",
                         "write `default = { expr = \"<field>\", depends_on = [\"<field>\"] }`",
                     );
@@ -862,7 +864,7 @@ impl Lower<'_> {
                 else {
                     self.err(
                         &lints::UNKNOWN_COUNT_FIELD,
-                        sp,
+                        location,
                         format!("default expression names no field `{expr}`"),
                         "a default may equal another field of the structure",
                     );
@@ -882,7 +884,7 @@ impl Lower<'_> {
             other => {
                 self.err(
                     &lints::DEFAULT_TYPE,
-                    sp,
+                    location,
                     format!("`{}` cannot be a default", show_value(other)),
                     "write a number, a hex string for bytes, a tag name, or `{ expr = … }`",
                 );

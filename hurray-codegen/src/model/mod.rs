@@ -1005,12 +1005,12 @@ impl Spec {
     /// The structures a dispatching space selects, in the order its tags and ranges name
     /// them.
     pub fn variants(&self, space: SpaceId) -> Vec<StructId> {
-        let sp = self.space(space);
-        let mut v: Vec<StructId> = sp
+        let tag_space = self.space(space);
+        let mut v: Vec<StructId> = tag_space
             .tags
             .iter()
             .filter_map(|t| t.structure)
-            .chain(sp.ranges.iter().filter_map(|r| r.structure))
+            .chain(tag_space.ranges.iter().filter_map(|r| r.structure))
             .collect();
         v.dedup();
         v

@@ -81,8 +81,8 @@ pub fn s3_deprecation(
 /// Whether field `i` of `s` is gated by a flag bit allocated with it.
 fn gated_by_new_bit(spec: &Spec, f: &Field) -> bool {
     match &f.presence {
-        Presence::If(Condition::HasBit(_, fsid, bit)) => spec
-            .flag_set(*fsid)
+        Presence::If(Condition::HasBit(_, set_id, bit)) => spec
+            .flag_set(*set_id)
             .bits
             .iter()
             .find(|b| b.bit == *bit)
@@ -117,9 +117,9 @@ pub fn s4_default(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics)
 pub fn s6_gating(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) {
     let f = &s.fields[i];
     let axis = spec.axis(s.axis);
-    if let Presence::If(Condition::HasBit(_, fsid, bit)) = &f.presence {
+    if let Presence::If(Condition::HasBit(_, set_id, bit)) = &f.presence {
         if !gated_by_new_bit(spec, f) {
-            let b = spec.flag_set(*fsid).bits.iter().find(|b| b.bit == *bit);
+            let b = spec.flag_set(*set_id).bits.iter().find(|b| b.bit == *bit);
             diags.push(
                 Diagnostic::new(&lints::S6_UNGATED_SECTION, Some(f.span), format!("new part `{}.{}` ({}) is gated by `{}`, a bit older readers already know", s.name, f.name, axis.show(f.since), b.map_or("?", |b| b.name.as_str())))
                     .help("S6: gate a new section by a new flag bit allocated in the same minor revision, so older readers reject data that uses it (CD2)"),

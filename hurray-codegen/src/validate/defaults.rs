@@ -19,12 +19,12 @@ pub(super) fn default_fits(
     } else {
         &lints::DEFAULT_TYPE
     };
-    let sp = f.default_span.or(Some(f.span));
+    let location = f.default_span.or(Some(f.span));
     let prim = f.ty.scalar_prim(spec);
     let bad = |diags: &mut Diagnostics, why: String| {
         diags.report(
             lint,
-            sp,
+            location,
             format!("the default of `{}.{}` {why}", s.name, f.name),
             "S4: the documented default is a value of the field's own type",
         );
@@ -34,7 +34,7 @@ pub(super) fn default_fits(
             let dep = &s.fields[*field].name;
             if !depends_on.contains(dep) {
                 diags.push(
-                    Diagnostic::new(&lints::S4_UNDECLARED_DEPENDENCY, sp, format!("the default of `{}` depends on `{dep}` without declaring it", f.name))
+                    Diagnostic::new(&lints::S4_UNDECLARED_DEPENDENCY, location, format!("the default of `{}` depends on `{dep}` without declaring it", f.name))
                         .help(format!("S4: a default may depend on another field only when the dependency is documented: add `depends_on = [\"{dep}\"]`")),
                 );
             }

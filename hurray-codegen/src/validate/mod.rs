@@ -18,8 +18,8 @@ pub fn validate(spec: &Spec, diags: &mut Diagnostics) {
         ranges(space, diags);
         tags(spec, SpaceId(i as u32), diags);
     }
-    for fs in &spec.flag_sets {
-        flag_bits(spec, fs, diags);
+    for flag_set in &spec.flag_sets {
+        flag_bits(spec, flag_set, diags);
     }
     for s in &spec.structures {
         structure(spec, s, diags);
@@ -57,10 +57,10 @@ fn ranges(space: &TagSpace, diags: &mut Diagnostics) {
         next = next.max(r.to as u64 + 1);
     }
     if next != space.width.max() + 1 {
-        let sp = space.ranges.last().map(|r| r.span).unwrap_or(space.span);
+        let location = space.ranges.last().map(|r| r.span).unwrap_or(space.span);
         diags.report(
             &lints::RANGE_COVERAGE,
-            Some(sp),
+            Some(location),
             format!(
                 "the ranges of `{}` end at {:#x}, not at {:#x}",
                 space.name,
@@ -76,7 +76,7 @@ fn since_check(
     spec: &Spec,
     axis: AxisId,
     since: Version,
-    sp: Option<crate::source::Span>,
+    location: Option<crate::source::Span>,
     what: &str,
     diags: &mut Diagnostics,
 ) {
@@ -85,7 +85,7 @@ fn since_check(
         diags.push(
             Diagnostic::new(
                 &lints::SINCE_AFTER_CURRENT,
-                sp,
+                location,
                 format!(
                     "{what} is `since` {} but axis `{}` is at {}",
                     a.show(since),
@@ -104,7 +104,7 @@ fn since_check(
     if since < a.initial {
         diags.report(
             &lints::SINCE_BEFORE_INITIAL,
-            sp,
+            location,
             format!(
                 "{what} is `since` {}, before axis `{}` began at {}",
                 a.show(since),
@@ -280,16 +280,16 @@ fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
     }
 }
 
-fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
-    let names: Vec<(&str, bool)> = fs
+fn flag_bits(spec: &Spec, flag_set: &FlagSet, diags: &mut Diagnostics) {
+    let names: Vec<(&str, bool)> = flag_set
         .bits
         .iter()
         .map(|b| (b.name.as_str(), b.deprecated.is_some()))
         .collect();
-    for b in &fs.bits {
+    for b in &flag_set.bits {
         since_check(
             spec,
-            fs.axis,
+            flag_set.axis,
             b.since,
             Some(b.span),
             &format!("bit `{}`", b.name),
@@ -298,7 +298,7 @@ fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
         if let Some(dep) = &b.deprecated {
             amendment::s3_deprecation(
                 spec,
-                fs.axis,
+                flag_set.axis,
                 b.since,
                 dep,
                 &names,
@@ -410,12 +410,12 @@ fn structure(spec: &Spec, s: &Structure, diags: &mut Diagnostics) {
 }
 
 fn dispatch(spec: &Spec, f: &Field, space: SpaceId, on: &TagSource, diags: &mut Diagnostics) {
-    let sp = spec.space(space);
-    if !sp.dispatches() {
+    let location = spec.space(space);
+    if !location.dispatches() {
         diags.report(
             &lints::BAD_DISPATCH,
             Some(f.span),
-            format!("space `{}` selects no structures", sp.name),
+            format!("space `{}` selects no structures", location.name),
             "give its tags a `structure`",
         );
         return;
@@ -426,7 +426,7 @@ fn dispatch(spec: &Spec, f: &Field, space: SpaceId, on: &TagSource, diags: &mut 
                 diags.report(
                     &lints::BAD_DISPATCH,
                     Some(f.span),
-                    format!("`{}` is not a `tag:{}` field", path.text, sp.name),
+                    format!("`{}` is not a `tag:{}` field", path.text, location.name),
                     "dispatch on a tag of the same space",
                 );
             }
@@ -444,7 +444,7 @@ fn dispatch(spec: &Spec, f: &Field, space: SpaceId, on: &TagSource, diags: &mut 
                         format!(
                             "variant `{}` has no `tag:{}` field at a fixed offset along `{}`",
                             spec.structure(v).name,
-                            sp.name,
+                            location.name,
                             path_in_variant.join(".")
                         ),
                         "every variant starts with the tag the dispatch reads",

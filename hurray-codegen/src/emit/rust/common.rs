@@ -127,24 +127,24 @@ pub fn owned_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
     camel(&spec.structure(id).name)
 }
 
-pub fn variant_view_ident(spec: &Spec, sp: SpaceId) -> proc_macro2::Ident {
-    format_ident!("{}VariantView", camel(&spec.space(sp).name))
+pub fn variant_view_ident(spec: &Spec, tag_space: SpaceId) -> proc_macro2::Ident {
+    format_ident!("{}VariantView", camel(&spec.space(tag_space).name))
 }
 
-pub fn variant_owned_ident(spec: &Spec, sp: SpaceId) -> proc_macro2::Ident {
-    format_ident!("{}Variant", camel(&spec.space(sp).name))
+pub fn variant_owned_ident(spec: &Spec, tag_space: SpaceId) -> proc_macro2::Ident {
+    format_ident!("{}Variant", camel(&spec.space(tag_space).name))
 }
 
 /// The typed Rust type of a scalar field.
 pub fn scalar_ty(spec: &Spec, ty: &FieldType) -> TokenStream {
     match ty {
         FieldType::Prim(p) => prim_type(*p),
-        FieldType::Tag(sp) => {
-            let t = space_type(spec, *sp);
+        FieldType::Tag(tag_space) => {
+            let t = space_type(spec, *tag_space);
             quote!(crate::wire::TagValue<super::tags::#t>)
         }
-        FieldType::Flags(fs) => {
-            let t = flags_type(spec, *fs);
+        FieldType::Flags(flag_set) => {
+            let t = flags_type(spec, *flag_set);
             quote!(super::flags::#t)
         }
         _ => quote!(()),
@@ -155,12 +155,12 @@ pub fn scalar_ty(spec: &Spec, ty: &FieldType) -> TokenStream {
 pub fn wrap_scalar(spec: &Spec, ty: &FieldType, raw: TokenStream) -> TokenStream {
     match ty {
         FieldType::Prim(_) => raw,
-        FieldType::Tag(sp) => {
-            let t = space_type(spec, *sp);
+        FieldType::Tag(tag_space) => {
+            let t = space_type(spec, *tag_space);
             quote!(crate::wire::TagValue::<super::tags::#t>::from_raw(#raw as u32))
         }
-        FieldType::Flags(fs) => {
-            let t = flags_type(spec, *fs);
+        FieldType::Flags(flag_set) => {
+            let t = flags_type(spec, *flag_set);
             quote!(super::flags::#t(#raw))
         }
         _ => raw,
@@ -171,8 +171,8 @@ pub fn wrap_scalar(spec: &Spec, ty: &FieldType, raw: TokenStream) -> TokenStream
 pub fn unwrap_scalar(spec: &Spec, ty: &FieldType, v: TokenStream) -> TokenStream {
     match ty {
         FieldType::Prim(_) => v,
-        FieldType::Tag(sp) => {
-            let p = prim_type(spec.space(*sp).width.prim());
+        FieldType::Tag(tag_space) => {
+            let p = prim_type(spec.space(*tag_space).width.prim());
             quote!((#v.raw() as #p))
         }
         FieldType::Flags(_) => quote!(#v.0),

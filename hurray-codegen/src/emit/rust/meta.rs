@@ -48,8 +48,8 @@ pub fn axes(spec: &Spec) -> TokenStream {
         .iter()
         .filter_map(|a| {
             let scheme = a.scheme.as_ref()?;
-            let sp = spec.space(spec.roles.scheme);
-            let value = Literal::u32_unsuffixed(sp.tag(scheme)?.value);
+            let tag_space = spec.space(spec.roles.scheme);
+            let value = Literal::u32_unsuffixed(tag_space.tag(scheme)?.value);
             let v = axis_variant(&a.name);
             Some(quote!(#value => Some(Axis::#v),))
         })
@@ -198,44 +198,48 @@ pub fn tags(spec: &Spec) -> TokenStream {
     ));
     out.extend(word_enum::<LayoutClass>("LayoutClass", "A layout's class."));
     out.extend(scheme_parameters(spec));
-    for (i, sp) in spec.spaces.iter().enumerate() {
+    for (i, tag_space) in spec.spaces.iter().enumerate() {
         let id = SpaceId(i as u32);
         let ty = space_type(spec, id);
-        let name = sp.name.as_str();
-        let axis = axis_path(spec, sp.axis);
+        let name = tag_space.name.as_str();
+        let axis = axis_path(spec, tag_space.axis);
         let (inv, unk, prv) = (
-            rule_path(spec, sp.reject.invalid),
-            rule_path(spec, sp.reject.unknown),
-            rule_path(spec, sp.reject.private),
+            rule_path(spec, tag_space.reject.invalid),
+            rule_path(spec, tag_space.reject.unknown),
+            rule_path(spec, tag_space.reject.private),
         );
-        let raw = prim_type(sp.width.prim());
-        let wbytes = Literal::usize_unsuffixed(sp.width.bytes() as usize);
-        let variants: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
-        let docs: Vec<_> = sp
+        let raw = prim_type(tag_space.width.prim());
+        let wbytes = Literal::usize_unsuffixed(tag_space.width.bytes() as usize);
+        let variants: Vec<_> = tag_space.tags.iter().map(|t| camel(&t.name)).collect();
+        let docs: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| doc(&format!("`{:#04x}`: {}", t.value, t.title)))
             .collect();
-        let deprecations: Vec<_> = sp
+        let deprecations: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| match &t.deprecated {
                 Some(d) => {
-                    let note = render::deprecation(spec, sp.axis, d, Style::Message);
+                    let note = render::deprecation(spec, tag_space.axis, d, Style::Message);
                     quote!(#[deprecated(note = #note)])
                 }
                 None => quote!(),
             })
             .collect();
-        let values: Vec<_> = sp
+        let values: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| Literal::u32_unsuffixed(t.value))
             .collect();
-        let names: Vec<_> = sp.tags.iter().map(|t| t.name.as_str()).collect();
-        let titles: Vec<_> = sp.tags.iter().map(|t| t.title.as_str()).collect();
-        let sinces: Vec<_> = sp.tags.iter().map(|t| version_tokens(t.since)).collect();
-        let dep_since: Vec<_> = sp
+        let names: Vec<_> = tag_space.tags.iter().map(|t| t.name.as_str()).collect();
+        let titles: Vec<_> = tag_space.tags.iter().map(|t| t.title.as_str()).collect();
+        let sinces: Vec<_> = tag_space
+            .tags
+            .iter()
+            .map(|t| version_tokens(t.since))
+            .collect();
+        let dep_since: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| match &t.deprecated {
@@ -246,7 +250,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 None => quote!(None),
             })
             .collect();
-        let replacements: Vec<_> = sp
+        let replacements: Vec<_> = tag_space
             .tags
             .iter()
             .map(
@@ -259,7 +263,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 },
             )
             .collect();
-        let range_arms: Vec<_> = sp
+        let range_arms: Vec<_> = tag_space
             .ranges
             .iter()
             .map(|r| {
@@ -285,7 +289,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 quote!(#a..=#b => #class,)
             })
             .collect();
-        let ranges_doc: Vec<_> = sp
+        let ranges_doc: Vec<_> = tag_space
             .ranges
             .iter()
             .map(|r| {
@@ -299,8 +303,8 @@ pub fn tags(spec: &Spec) -> TokenStream {
             })
             .collect();
         let extra = tag_attr_methods(spec, id);
-        let tydoc = format!(" {} tag space (`{}`).", sp.title, sp.name);
-        let allow_dep = if sp.tags.iter().any(|t| t.deprecated.is_some()) {
+        let tydoc = format!(" {} tag space (`{}`).", tag_space.title, tag_space.name);
+        let allow_dep = if tag_space.tags.iter().any(|t| t.deprecated.is_some()) {
             quote!(#[allow(deprecated)])
         } else {
             quote!()
@@ -373,19 +377,22 @@ fn word_enum<T: Word + std::fmt::Debug>(name: &str, doc_text: &str) -> TokenStre
 }
 
 /// The attributes of every tag of a space, when each tag carries them.
-fn attributes<'s, A>(sp: &'s TagSpace, pick: impl Fn(&'s TagAttrs) -> Option<A>) -> Option<Vec<A>> {
-    sp.tags.iter().map(|t| pick(&t.attrs)).collect()
+fn attributes<'s, A>(
+    tag_space: &'s TagSpace,
+    pick: impl Fn(&'s TagAttrs) -> Option<A>,
+) -> Option<Vec<A>> {
+    tag_space.tags.iter().map(|t| pick(&t.attrs)).collect()
 }
 
 /// Accessors for the attributes of the space's role (spec/README.md, "Space-specific
 /// attributes").
 fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
-    let sp = spec.space(id);
+    let tag_space = spec.space(id);
     let ty = space_type(spec, id);
-    let vs: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
+    let vs: Vec<_> = tag_space.tags.iter().map(|t| camel(&t.name)).collect();
     match spec.roles.of(id) {
         Some(Role::ElementType) => {
-            let Some(attrs) = attributes(sp, |a| match a {
+            let Some(attrs) = attributes(tag_space, |a| match a {
                 TagAttrs::ElementType(a) => Some(a),
                 _ => None,
             }) else {
@@ -423,7 +430,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         Some(Role::Layout) => {
-            let Some(attrs) = attributes(sp, |a| match a {
+            let Some(attrs) = attributes(tag_space, |a| match a {
                 TagAttrs::Layout(a) => Some(a),
                 _ => None,
             }) else {
@@ -463,7 +470,8 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .collect();
             let private_scalar = optional_rule(
                 spec,
-                sp.ranges
+                tag_space
+                    .ranges
                     .iter()
                     .filter(|r| r.kind == RangeKind::Private)
                     .find_map(|r| r.scalar_rule),
@@ -485,7 +493,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         Some(Role::Device) => {
-            let lists: Vec<_> = sp
+            let lists: Vec<_> = tag_space
                 .tags
                 .iter()
                 .map(|t| {
@@ -496,7 +504,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                     quote!(&[#(#m),*])
                 })
                 .collect();
-            let private: Vec<String> = sp
+            let private: Vec<String> = tag_space
                 .ranges
                 .iter()
                 .filter(|r| r.kind == RangeKind::Private)
@@ -510,7 +518,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         Some(Role::Scheme) => {
-            let Some(attrs) = attributes(sp, |a| match a {
+            let Some(attrs) = attributes(tag_space, |a| match a {
                 TagAttrs::Scheme(a) => Some(a),
                 _ => None,
             }) else {
@@ -542,7 +550,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         Some(Role::CombineOp) => {
-            let lists: Vec<_> = sp
+            let lists: Vec<_> = tag_space
                 .tags
                 .iter()
                 .map(|t| {
@@ -559,7 +567,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         Some(Role::BlockTableIndexType) => {
-            let Some(bytes) = attributes(sp, |a| match a {
+            let Some(bytes) = attributes(tag_space, |a| match a {
                 TagAttrs::IndexType { bytes } => Some(Literal::u64_unsuffixed(u64::from(*bytes))),
                 _ => None,
             }) else {
@@ -632,14 +640,14 @@ fn scheme_parameters(spec: &Spec) -> TokenStream {
 
 pub fn flags(spec: &Spec) -> TokenStream {
     let mut out = TokenStream::new();
-    for (i, fs) in spec.flag_sets.iter().enumerate() {
+    for (i, flag_set) in spec.flag_sets.iter().enumerate() {
         let ty = flags_type(spec, FlagSetId(i as u32));
-        let raw = prim_type(fs.width.prim());
-        let wbytes = Literal::usize_unsuffixed(fs.width.bytes() as usize);
-        let name = fs.name.as_str();
-        let axis = axis_path(spec, fs.axis);
-        let rule = rule_path(spec, fs.rule);
-        let consts: Vec<_> = fs
+        let raw = prim_type(flag_set.width.prim());
+        let wbytes = Literal::usize_unsuffixed(flag_set.width.bytes() as usize);
+        let name = flag_set.name.as_str();
+        let axis = axis_path(spec, flag_set.axis);
+        let rule = rule_path(spec, flag_set.rule);
+        let consts: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -648,7 +656,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 let d = doc(&format!("bit {}: {}", b.bit, b.title));
                 let dep = match &b.deprecated {
                     Some(d) => {
-                        let note = render::deprecation(spec, fs.axis, d, Style::Message);
+                        let note = render::deprecation(spec, flag_set.axis, d, Style::Message);
                         quote!(#[deprecated(note = #note)])
                     }
                     None => quote!(),
@@ -656,9 +664,9 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#d #dep pub const #c: #ty = #ty(#m as #raw);)
             })
             .collect();
-        let allocated = Literal::u64_unsuffixed(fs.allocated_mask());
-        let reserved = Literal::u64_unsuffixed(fs.reserved_mask());
-        let known_arms: Vec<_> = fs
+        let allocated = Literal::u64_unsuffixed(flag_set.allocated_mask());
+        let reserved = Literal::u64_unsuffixed(flag_set.reserved_mask());
+        let known_arms: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -667,7 +675,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(if #v <= v { m |= #m; })
             })
             .collect();
-        let name_arms: Vec<_> = fs
+        let name_arms: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -676,7 +684,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#n => Some(#s),)
             })
             .collect();
-        let since_arms: Vec<_> = fs
+        let since_arms: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -685,7 +693,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#n => Some(#v),)
             })
             .collect();
-        let dep_mask: u64 = fs
+        let dep_mask: u64 = flag_set
             .bits
             .iter()
             .filter(|b| {
@@ -697,10 +705,10 @@ pub fn flags(spec: &Spec) -> TokenStream {
         let dep_mask = Literal::u64_unsuffixed(dep_mask);
         let tydoc = format!(
             " {} (`{}`); every bit not listed is reserved and must be zero.",
-            fs.title, fs.name
+            flag_set.title, flag_set.name
         );
         // The bits a reader at version `v` knows; a set without bits knows none.
-        let known_at = if fs.bits.is_empty() {
+        let known_at = if flag_set.bits.is_empty() {
             quote!(
                 fn known_at(_: crate::version::Version) -> u64 {
                     0

@@ -83,14 +83,14 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
         ctor.push(quote!(#name: #fi,));
         // W4 at a declared version: appended fields it defines, absent, take their defaults.
         let since = version_tokens(f.since);
-        let ax = axis_path(spec, s.axis);
+        let axis_tokens = axis_path(spec, s.axis);
         if shape.appended && shape.scalar && !shape.conditional {
             let def = default_tokens(spec, s, f, true);
-            fill.push(quote!(if axis == #ax && #since <= v && self.#name.is_none() { self.#name = Some(#def); }));
+            fill.push(quote!(if axis == #axis_tokens && #since <= v && self.#name.is_none() { self.#name = Some(#def); }));
         }
         // W1/W2: an appended field that is present needs the version that appended it.
         if shape.appended {
-            need.push(quote!(if axis == #ax && self.#name.is_some() && v < #since { v = #since; }));
+            need.push(quote!(if axis == #axis_tokens && self.#name.is_some() && v < #since { v = #since; }));
         }
         fill.extend(nested(
             f,

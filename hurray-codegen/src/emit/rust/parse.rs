@@ -83,8 +83,8 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
         let mut guards = Vec::new();
         if shape.appended {
             let v = version_tokens(f.since);
-            let ax = axis_path(spec, s.axis);
-            guards.push(quote!(#v <= ctx.acting(#ax)));
+            let axis_tokens = axis_path(spec, s.axis);
+            guards.push(quote!(#v <= ctx.acting(#axis_tokens)));
         }
         if let Presence::If(c) = &f.presence {
             guards.push(condition_expr(spec, c, false));
@@ -121,7 +121,7 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
             }
         }
         // The scheme's own flags inside the shared quantization header.
-        if let (Some(fs), FieldType::Struct(h)) = (scheme_flags, &f.ty)
+        if let (Some(set), FieldType::Struct(h)) = (scheme_flags, &f.ty)
             && let Some(hf) = spec
                 .structure(*h)
                 .fields
@@ -129,7 +129,7 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
                 .find(|g| g.flags_of.is_some())
             && let Some(off) = hf.const_offset()
         {
-            let t = flags_type(spec, fs);
+            let t = flags_type(spec, set);
             let off = lit_u64(off);
             let flags = ident(&hf.name);
             out.extend(quote!(ctx.flags(super::flags::#t(#fi.#flags()), #oi + #off)?;));
@@ -178,12 +178,12 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
     }
     // Surplus bytes of a length-prefixed structure (RES-7, CD2).
     if s.framing.is_length_prefixed() {
-        let ax = axis_path(spec, s.axis);
+        let axis_tokens = axis_path(spec, s.axis);
         let title = s.title.as_str();
         out.extend(quote! {
             let __rest_at = r.offset();
             let __rest = r.rest();
-            let skipped = ctx.surplus(#ax, __rest, __rest_at, #title)?;
+            let skipped = ctx.surplus(#axis_tokens, __rest, __rest_at, #title)?;
         });
     }
     out

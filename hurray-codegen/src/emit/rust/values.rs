@@ -96,9 +96,9 @@ fn from_value_expr(spec: &Spec, f: &Field, x: TokenStream, path: TokenStream) ->
                 quote!(crate::value::de::int::<#t>(#x, #path)?)
             }
             FieldType::Tag(_) => quote!(crate::value::de::tag(#x, #path)?),
-            FieldType::Flags(fs) => {
-                let t = flags_type(spec, *fs);
-                let p = prim_type(spec.flag_set(*fs).width.prim());
+            FieldType::Flags(set) => {
+                let t = flags_type(spec, *set);
+                let p = prim_type(spec.flag_set(*set).width.prim());
                 quote!(super::flags::#t(crate::value::de::int::<#p>(#x, #path)?))
             }
             _ => quote!(()),

@@ -11,7 +11,7 @@ use super::parse::{call_args, dispatch_shape, parse_params};
 use crate::model::*;
 
 pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
-    let sp = spec.space(space);
+    let tag_space = spec.space(space);
     let dispatch = dispatch_shape(spec, space);
     let ty = space_type(spec, space);
     let vv = variant_view_ident(spec, space);
@@ -19,7 +19,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     let (params_decl, _) = parse_params(&dispatch.params, dispatch.containment);
     let bounded = dispatch.bound.is_some();
     let private_struct = dispatch.private;
-    let axis = axis_path(spec, sp.axis);
+    let axis = axis_path(spec, tag_space.axis);
 
     let mut view_variants = Vec::new();
     let mut owned_variants = Vec::new();
@@ -30,7 +30,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     let mut encode_arms = Vec::new();
     let mut tv_arms = Vec::new();
     let mut fv_arms = Vec::new();
-    for t in &sp.tags {
+    for t in &tag_space.tags {
         let v = camel(&t.name);
         let val = Literal::u32_unsuffixed(t.value);
         let d = doc(&t.title);
@@ -120,7 +120,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     } else {
         quote!()
     };
-    let mut need_arms: Vec<_> = sp
+    let mut need_arms: Vec<_> = tag_space
         .tags
         .iter()
         .filter(|t| t.structure.is_some())
@@ -132,7 +132,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     if private_struct.is_some() {
         need_arms.push(quote!(#vo::Private(_, x) => x.version_needed(axis, v),));
     }
-    let mut fill_arms: Vec<_> = sp
+    let mut fill_arms: Vec<_> = tag_space
         .tags
         .iter()
         .filter(|t| t.structure.is_some())
@@ -152,7 +152,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             let nm = format_ident!("{}_mut", fname);
             let hv = view_ident(spec, *sid);
             let ho = owned_ident(spec, *sid);
-            let arms_v: Vec<_> = sp
+            let arms_v: Vec<_> = tag_space
                 .tags
                 .iter()
                 .filter(|t| t.structure.is_some())
@@ -161,7 +161,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                     quote!(#vv::#v(x) => Some(x.#n()),)
                 })
                 .collect();
-            let arms_o: Vec<_> = sp
+            let arms_o: Vec<_> = tag_space
                 .tags
                 .iter()
                 .filter(|t| t.structure.is_some())
@@ -170,7 +170,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                     quote!(#vo::#v(x) => Some(&x.#n),)
                 })
                 .collect();
-            let arms_m: Vec<_> = sp
+            let arms_m: Vec<_> = tag_space
                 .tags
                 .iter()
                 .filter(|t| t.structure.is_some())
@@ -208,7 +208,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         }
         None => (quote!(), quote!()),
     };
-    let name = sp.name.as_str();
+    let name = tag_space.name.as_str();
     let vderives = if dispatch.containment.copy {
         quote!(#[derive(Clone, Copy, Debug)])
     } else {
