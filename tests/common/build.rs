@@ -619,7 +619,7 @@ fn buffer(
     spec: &T,
     t: Option<ElementType>,
     ext: Option<&hurray_runtime::structures::ExtensionType>,
-    elements: u64,
+    elements: Option<u64>,
     what: &str,
 ) -> Vec<u8> {
     let spec = tables::table(spec, what);
@@ -640,7 +640,10 @@ fn buffer(
     };
     let mut out = if let Some(seed) = k.get("seed") {
         let seed = tables::uint(seed, what);
-        let n = k.get("elements").map_or(elements, |v| tables::uint(v, what));
+        let n = k.get("elements").map_or_else(
+            || elements.unwrap_or_else(|| panic!("{what}: say how many `elements`")),
+            |v| tables::uint(v, what),
+        );
         match k.get("rows") {
             Some(rows) => {
                 let width = tables::uint(k.need("row_bytes"), what) as usize;
@@ -837,7 +840,8 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
                 .unwrap_or_else(|e| panic!("{what}: {e}")),
         ),
     };
-    let elements: u64 = shape.iter().product();
+    // The element count, when it is one (a dynamic dimension is not).
+    let elements = shape.iter().try_fold(1u64, |n, d| n.checked_mul(*d));
     if let Some(d) = k.get("data") {
         for b in tables::array(d, what) {
             buffers.push(buffer(b, ty, ext.as_ref(), elements, what));
