@@ -32,7 +32,9 @@ use common::{access, f32s, u32s, u64s};
 use hurray_runtime::flags::{
     ComputedMask, DescriptorFlags, FileFlags, PerBlockAffineFlags, PerChannelAffineFlags,
 };
-use hurray_runtime::structures::{Descriptor, KvEntry, KvValueVariant, LayoutVariant, SchemeVariant};
+use hurray_runtime::structures::{
+    Descriptor, KvEntry, KvValueVariant, LayoutVariant, SchemeVariant,
+};
 use hurray_runtime::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementType, KvRole, KvValue, Layout,
     MemberRole, MemoryClass, Scheme, SyncMode,
@@ -73,7 +75,11 @@ struct Built {
 }
 
 /// One vector of the table: its bytes, extension and expectation.
-fn build_vector(row: &toml::Table, lib: &Library, is_file: bool) -> (String, J, &'static str, Vec<u8>, J) {
+fn build_vector(
+    row: &toml::Table,
+    lib: &Library,
+    is_file: bool,
+) -> (String, J, &'static str, Vec<u8>, J) {
     let row = lib.expand(row, "valid.toml");
     let name = tables::string(&row["name"], "a vector's name").to_string();
     let what = format!("valid.toml: {name}");
@@ -128,7 +134,9 @@ fn build() -> Built {
     let table = tables::load(&table_path());
     let lib = Library::of(&table);
     let mut k = Keys::new(&table, "valid.toml");
-    let descriptors = k.get("descriptor").map_or(&[][..], |v| tables::array(v, "descriptor"));
+    let descriptors = k
+        .get("descriptor")
+        .map_or(&[][..], |v| tables::array(v, "descriptor"));
     let files_rows = k.get("file").map_or(&[][..], |v| tables::array(v, "file"));
     k.get("template");
     k.get("entries");
@@ -292,8 +300,8 @@ fn every_vector_decodes_to_its_expectation() {
                 got
             }
             _ => {
-                let f =
-                    access::read_file(&e.bytes, &e.cfg).unwrap_or_else(|err| panic!("{}: {err}", e.name));
+                let f = access::read_file(&e.bytes, &e.cfg)
+                    .unwrap_or_else(|err| panic!("{}: {err}", e.name));
                 let mut got = to_json(&contract::file_value(&f));
                 let t = f.trailer;
                 got.as_object_mut().unwrap().insert(
@@ -498,7 +506,12 @@ fn the_corpus_covers_the_spec() {
     let mut s = Seen::default();
     for e in checked_in() {
         if e.kind == "descriptor" {
-            s.descriptor(&access::read_descriptor(&e.bytes, &e.cfg).unwrap().view.owned());
+            s.descriptor(
+                &access::read_descriptor(&e.bytes, &e.cfg)
+                    .unwrap()
+                    .view
+                    .owned(),
+            );
             continue;
         }
         let f = access::read_file(&e.bytes, &e.cfg).unwrap();

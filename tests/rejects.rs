@@ -72,7 +72,11 @@ fn build_base(row: &toml::Table, lib: &Library, what: &str, checked: bool) -> Ba
         if checked {
             let f = access::read_file(&bytes, &config)
                 .unwrap_or_else(|e| panic!("{what}: a base file does not read back: {e:?}"));
-            assert!(f.warnings.is_empty(), "{what}: base warnings: {:?}", f.warnings);
+            assert!(
+                f.warnings.is_empty(),
+                "{what}: base warnings: {:?}",
+                f.warnings
+            );
         }
         bytes
     } else {
@@ -86,7 +90,11 @@ fn build_base(row: &toml::Table, lib: &Library, what: &str, checked: bool) -> Ba
         if !t.unchecked {
             let c = access::read_descriptor(&bytes, &config)
                 .unwrap_or_else(|e| panic!("{what}: a base does not read back: {e:?}"));
-            assert!(c.warnings.is_empty(), "{what}: base warnings: {:?}", c.warnings);
+            assert!(
+                c.warnings.is_empty(),
+                "{what}: base warnings: {:?}",
+                c.warnings
+            );
             assert!(c.dereferenceable, "{what}: a base is not dereferenceable");
         }
         bytes
@@ -130,13 +138,7 @@ struct Vector {
 
 /// Where a path of the row is resolved: `base:<path>` in the unbroken base, otherwise in
 /// the vector before its byte patches.
-fn locate(
-    path: &str,
-    pre: &[u8],
-    base: &Base,
-    truncation: Option<u64>,
-    what: &str,
-) -> u64 {
+fn locate(path: &str, pre: &[u8], base: &Base, truncation: Option<u64>, what: &str) -> u64 {
     if path == "truncation" {
         return truncation.unwrap_or_else(|| panic!("{what}: `truncation` without `truncate`"));
     }
@@ -186,7 +188,12 @@ fn patch(pre: &[u8], patches: &toml::Table, base: &Base, what: &str) -> Vec<u8> 
             None => v.clone(),
         };
         let at = slot.at as usize;
-        let bytes = paths::encode(&slot, &v, &pre[at.min(pre.len())..], &format!("{what}: {path}"));
+        let bytes = paths::encode(
+            &slot,
+            &v,
+            &pre[at.min(pre.len())..],
+            &format!("{what}: {path}"),
+        );
         for (i, b) in bytes.iter().enumerate() {
             assert!(
                 !std::mem::replace(&mut written[at + i], true),
@@ -216,7 +223,13 @@ fn fix_crc(bytes: &mut [u8], what: &str) {
 /// Reassemble a file: the tensor region, the KV section (8-aligned, then `kv_gap` zero
 /// bytes), the index (8-aligned, then `index_gap` zero bytes) and a trailer with the index's
 /// CRC-32C.
-fn assemble(region: &[u8], kv: Option<&[u8]>, index: &[u8], kv_gap: u64, index_gap: u64) -> Vec<u8> {
+fn assemble(
+    region: &[u8],
+    kv: Option<&[u8]>,
+    index: &[u8],
+    kv_gap: u64,
+    index_gap: u64,
+) -> Vec<u8> {
     fn pad8(out: &mut Vec<u8>) {
         while !out.len().is_multiple_of(8) {
             out.push(0);
@@ -417,7 +430,11 @@ fn vector(row: &toml::Table, lib: &Library, what: &str) -> Vector {
         Some(p) => tables::string(p, what).to_string(),
         None => {
             let p = patches.unwrap_or_else(|| panic!("{what}: say `at` when nothing is patched"));
-            assert_eq!(p.len(), 1, "{what}: say `at` when several fields are patched");
+            assert_eq!(
+                p.len(),
+                1,
+                "{what}: say `at` when several fields are patched"
+            );
             p.keys().next().unwrap().clone()
         }
     };
@@ -486,10 +503,7 @@ fn config_json(a: &Agreements) -> J {
         );
     }
     if !a.extension_layouts.is_empty() {
-        m.insert(
-            "agree_extension_layouts".into(),
-            json!(a.extension_layouts),
-        );
+        m.insert("agree_extension_layouts".into(), json!(a.extension_layouts));
     }
     J::Object(m)
 }
@@ -668,7 +682,12 @@ fn the_cli_reports_code_and_offset() {
         let e = &manifest[name];
         let path = corpus_dir().join(name);
         let out = common::hurray(&["decode", path.to_str().unwrap()]);
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", common::stderr(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: {}",
+            common::stderr(&out)
+        );
         let err = common::stderr(&out);
         let first = err.lines().next().unwrap_or_default();
         let prefix = format!("error[{}]: ", e["code"].as_str().unwrap());

@@ -7,8 +7,7 @@ use hurray_runtime::descriptor::{self, Checked};
 use hurray_runtime::file::{self, FileView};
 use hurray_runtime::rules::Rule;
 use hurray_runtime::structures::{
-    DescriptorView, FileHeaderView, FixedHeaderView, IndexSectionView, KvSectionView,
-    TrailerView,
+    DescriptorView, FileHeaderView, FixedHeaderView, IndexSectionView, KvSectionView, TrailerView,
 };
 use hurray_runtime::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementType, KvRole, KvValue, Layout,
@@ -115,7 +114,9 @@ pub fn file_parts(bytes: &[u8]) -> FileParts<'_> {
     let kv = trailer
         .filter(|t| t.kv_length() != 0)
         .and_then(|t| section(t.kv_offset(), u64::from(t.kv_length())))
-        .and_then(|(b, at)| KvSectionView::parse(&mut Reader::new(b, at, Rule::F19), &mut ctx).ok());
+        .and_then(|(b, at)| {
+            KvSectionView::parse(&mut Reader::new(b, at, Rule::F19), &mut ctx).ok()
+        });
     FileParts {
         header,
         trailer,

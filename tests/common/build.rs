@@ -23,8 +23,8 @@ use hurray_runtime::axes::Axis;
 use hurray_runtime::contract;
 use hurray_runtime::flags::{ComputedMask, DescriptorFlags, FileFlags};
 use hurray_runtime::structures::{
-    Descriptor, FileHeader, KvEntry, KvValueVariant, LayoutTiled, LayoutVariant,
-    SchemeVariant, Statistics,
+    Descriptor, FileHeader, KvEntry, KvValueVariant, LayoutTiled, LayoutVariant, SchemeVariant,
+    Statistics,
 };
 use hurray_runtime::tags::{ElementKind, ElementType, Layout, Packing, Scheme};
 use hurray_runtime::wire::{FlagSet, TagClass, TagSpace};
@@ -187,9 +187,7 @@ pub fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
                     (ElementType::Float64, _) => out.extend(v.to_le_bytes()),
                     (ElementType::Float128, _) => out.extend(f128_bits(v).to_le_bytes()),
                     (ElementType::Float8E4m3, _) => out.push(small_float(v as f32, 4, 3, 7) as u8),
-                    (ElementType::Float8E5m2, _) => {
-                        out.push(small_float(v as f32, 5, 2, 15) as u8)
-                    }
+                    (ElementType::Float8E5m2, _) => out.push(small_float(v as f32, 5, 2, 15) as u8),
                     (ElementType::Float8E8m0, _) => out.push(0x7C + x.rem_euclid(8) as u8),
                     (ElementType::Complex64, _) => {
                         out.extend((v as f32).to_le_bytes());
@@ -522,15 +520,15 @@ fn sparse(key: &str, spec: &toml::Table, t: ElementType, shape: &[u64], lib: &Li
                 ("num_pages".into(), uint_value(num_pages)),
                 ("paged_axis".into(), uint_value(0)),
                 ("num_seqs".into(), uint_value(seqs.len() as u64)),
-                (
-                    "kv_role".into(),
-                    tables::to_value(k.need("kv_role")),
-                ),
+                ("kv_role".into(), tables::to_value(k.need("kv_role"))),
                 (
                     "layer_index".into(),
                     tables::to_value(k.need("layer_index")),
                 ),
-                ("block_table_index_type".into(), Value::Str(index_type.into())),
+                (
+                    "block_table_index_type".into(),
+                    Value::Str(index_type.into()),
+                ),
             ];
             fields.shrink_to_fit();
             Built {
@@ -662,18 +660,38 @@ fn buffer(
             },
         }
     } else if let Some(v) = k.get("f32") {
-        f32s(&repeat(v, &mut k).iter().map(|x| tables::float(x, what) as f32).collect::<Vec<_>>())
+        f32s(
+            &repeat(v, &mut k)
+                .iter()
+                .map(|x| tables::float(x, what) as f32)
+                .collect::<Vec<_>>(),
+        )
     } else if let Some(v) = k.get("f64") {
         repeat(v, &mut k)
             .iter()
             .flat_map(|x| tables::float(x, what).to_le_bytes())
             .collect()
     } else if let Some(v) = k.get("i32") {
-        i32s(&repeat(v, &mut k).iter().map(|x| tables::int(x, what) as i32).collect::<Vec<_>>())
+        i32s(
+            &repeat(v, &mut k)
+                .iter()
+                .map(|x| tables::int(x, what) as i32)
+                .collect::<Vec<_>>(),
+        )
     } else if let Some(v) = k.get("u32") {
-        u32s_of(&repeat(v, &mut k).iter().map(|x| tables::uint(x, what)).collect::<Vec<_>>())
+        u32s_of(
+            &repeat(v, &mut k)
+                .iter()
+                .map(|x| tables::uint(x, what))
+                .collect::<Vec<_>>(),
+        )
     } else if let Some(v) = k.get("u64") {
-        u64s(&repeat(v, &mut k).iter().map(|x| tables::uint(x, what)).collect::<Vec<_>>())
+        u64s(
+            &repeat(v, &mut k)
+                .iter()
+                .map(|x| tables::uint(x, what))
+                .collect::<Vec<_>>(),
+        )
     } else if let Some(v) = k.get("u8") {
         repeat(v, &mut k)
             .iter()
@@ -682,17 +700,25 @@ fn buffer(
     } else if let Some(v) = k.get("hex") {
         tables::bytes(v, what)
     } else if let Some(v) = k.get("values") {
-        let vals: Vec<f64> = tables::array(v, what).iter().map(|x| tables::float(x, what)).collect();
+        let vals: Vec<f64> = tables::array(v, what)
+            .iter()
+            .map(|x| tables::float(x, what))
+            .collect();
         values_of(ty.expect("values need an element type"), &vals)
     } else if let Some(v) = k.get("scales") {
         let n = tables::string(v, what);
         let st = ElementType::from_name(n).unwrap_or_else(|| panic!("no element type `{n}`"));
-        let unit = k.get("unit").map_or(0.25, |u| tables::float(u, what) as f32);
+        let unit = k
+            .get("unit")
+            .map_or(0.25, |u| tables::float(u, what) as f32);
         scales(st, tables::uint(k.need("count"), what) as usize, unit)
     } else if let Some(v) = k.get("zero_points") {
         let n = tables::string(v, what);
         let st = ElementType::from_name(n).unwrap_or_else(|| panic!("no element type `{n}`"));
-        i32s(&zero_points(st, tables::uint(k.need("count"), what) as usize))
+        i32s(&zero_points(
+            st,
+            tables::uint(k.need("count"), what) as usize,
+        ))
     } else if let Some(v) = k.get("pack") {
         let bits = tables::uint(v, what) as u32;
         let codes: Vec<u8> = tables::uints(k.need("codes"), what)
@@ -710,7 +736,9 @@ fn buffer(
             .flat_map(|b| buffer(b, ty, ext, elements, what))
             .collect()
     } else {
-        panic!("{what}: a data buffer needs seed, f32, f64, i32, u32, u64, u8, hex, values, scales, zero_points, pack or concat")
+        panic!(
+            "{what}: a data buffer needs seed, f32, f64, i32, u32, u64, u8, hex, values, scales, zero_points, pack or concat"
+        )
     };
     if let Some(n) = k.get("pad_to_bytes") {
         out.resize(tables::uint(n, what) as usize, 0);
@@ -725,7 +753,9 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
     let name = k
         .get("name")
         .map_or("t".to_string(), |v| tables::string(v, what).to_string());
-    let unchecked = k.get("unchecked").is_some_and(|v| v.as_bool() == Some(true));
+    let unchecked = k
+        .get("unchecked")
+        .is_some_and(|v| v.as_bool() == Some(true));
     let type_value = tables::to_value(k.need("element_type"));
     let ty = element_type(&type_value);
     let mut shape: Option<Vec<u64>> = k.get("shape").map(|v| tables::uints(v, what));
@@ -736,7 +766,15 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
         .get("layout_fields")
         .map_or(Value::Object(Vec::new()), tables::to_value);
     let mut buffers: Vec<Vec<u8>> = Vec::new();
-    for key in [Layout::Coo, Layout::Csr, Layout::Csc, Layout::Csf, Layout::BlockPaged].map(|l| l.name()) {
+    for key in [
+        Layout::Coo,
+        Layout::Csr,
+        Layout::Csc,
+        Layout::Csf,
+        Layout::BlockPaged,
+    ]
+    .map(|l| l.name())
+    {
         if let Some(spec) = k.get(key) {
             let b = sparse(
                 key,
@@ -795,7 +833,10 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
                     let nm = tables::uints(nm, what);
                     (nm[0] as u8, nm[1] as u8)
                 });
-                assert!(t.keys().all(|k| k == "of" || k == "nm"), "{what}: statistics");
+                assert!(
+                    t.keys().all(|k| k == "of" || k == "nm"),
+                    "{what}: statistics"
+                );
                 statistics_of = Some(full_stats(&vals, nm));
                 Value::Null
             }
@@ -849,15 +890,20 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
     }
     // Buffer handles: explicit sizes, or the data's own sizes (an empty buffer aligned to 1,
     // any power of two being allowed for it, BH-3).
-    let device = k.get("device_tag").map_or(Value::Str("cpu".into()), tables::to_value);
+    let device = k
+        .get("device_tag")
+        .map_or(Value::Str("cpu".into()), tables::to_value);
     let memory = k
         .get("memory_class")
         .map_or(Value::Str("standard".into()), tables::to_value);
-    let syncs: Vec<Value> = k
-        .get("sync_modes")
-        .map_or(vec![Value::Str("producer_synced".into())], |v| {
-            tables::array(v, what).iter().map(tables::to_value).collect()
-        });
+    let syncs: Vec<Value> =
+        k.get("sync_modes")
+            .map_or(vec![Value::Str("producer_synced".into())], |v| {
+                tables::array(v, what)
+                    .iter()
+                    .map(tables::to_value)
+                    .collect()
+            });
     let alignment = k.get("alignment").map_or(64, |v| tables::uint(v, what));
     let handle = |i: usize, size: u64, alignment: u64| {
         Value::Object(vec![
@@ -890,8 +936,8 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
     contract_value.push(("buffers".into(), Value::Array(handles)));
     k.done();
     let input = Value::Object(contract_value);
-    let mut descriptor = contract::descriptor_from_value(&input)
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let mut descriptor =
+        contract::descriptor_from_value(&input).unwrap_or_else(|e| panic!("{what}: {e}"));
     let mut unknown = Vec::new();
     tables::keys_not_in(
         &input,
@@ -1042,7 +1088,10 @@ pub fn kv_entry(row: &T, what: &str) -> KvEntry {
         T::String(s) if s.is_empty() => Value::Str(String::new()),
         other => tables::to_value(other),
     };
-    let types: Vec<&String> = row.keys().filter(|k| *k != "key" && *k != "elements").collect();
+    let types: Vec<&String> = row
+        .keys()
+        .filter(|k| *k != "key" && *k != "elements")
+        .collect();
     assert_eq!(types.len(), 1, "{what}: one value type per KV entry");
     let ty = types[0].as_str();
     let v = k.need(ty);
@@ -1311,8 +1360,12 @@ pub fn build_file(name: &str, spec: &FileSpec, config: &ReaderConfig) -> (Vec<u8
 /// and `agree_extension_layouts` keys.
 pub fn reader_config(row: &toml::Table, what: &str) -> (ReaderConfig, Agreements) {
     let agreements = Agreements {
-        permissive: row.get("permissive").is_some_and(|v| v.as_bool() == Some(true)),
-        network: row.get("network").is_some_and(|v| v.as_bool() == Some(true)),
+        permissive: row
+            .get("permissive")
+            .is_some_and(|v| v.as_bool() == Some(true)),
+        network: row
+            .get("network")
+            .is_some_and(|v| v.as_bool() == Some(true)),
         agree: row
             .get("agree")
             .map(|a| {

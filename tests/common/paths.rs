@@ -13,11 +13,11 @@ use hurray_runtime::ReaderConfig;
 use hurray_runtime::flags::{ComputedMask, DescriptorFlags, FileFlags, IndexEntryFlags};
 use hurray_runtime::structures::{
     BufferHandleView, BufferTableView, CompositeMemberView, DescriptorView, ExtensionTypeView,
-    FileHeaderView, FixedHeaderView, IndexEntryView, IndexSectionView, KvEntryView,
-    KvSectionView, KvValueVariantView, LayoutBlockPagedView, LayoutCompositeView, LayoutCooView,
-    LayoutCscView, LayoutCsrView, LayoutTiledView, LayoutVariantView, PerBlockAffineView,
-    PerChannelAffineView, PerTensorAffineView, QuantizationHeaderView, QuantizationSectionView,
-    SchemeVariantView, ShardView, StatisticsView, TrailerView,
+    FileHeaderView, FixedHeaderView, IndexEntryView, IndexSectionView, KvEntryView, KvSectionView,
+    KvValueVariantView, LayoutBlockPagedView, LayoutCompositeView, LayoutCooView, LayoutCscView,
+    LayoutCsrView, LayoutTiledView, LayoutVariantView, PerBlockAffineView, PerChannelAffineView,
+    PerTensorAffineView, QuantizationHeaderView, QuantizationSectionView, SchemeVariantView,
+    ShardView, StatisticsView, TrailerView,
 };
 use hurray_runtime::wire::{Array, Scalar, TagSpace, TagValue};
 use toml::Value as T;
@@ -178,11 +178,16 @@ fn steps(path: &str) -> Vec<Step<'_>> {
         .collect()
 }
 
-/// What a step lands on.
+/// What a step lands on (views are small borrowed values; a resolution holds a handful).
+#[allow(clippy::large_enum_variant)]
 enum Node<'a> {
     Slot(Slot),
     /// A scalar array: its start, element count and the slot of element 0's shape.
-    Scalars { at: u64, count: usize, elem: Slot },
+    Scalars {
+        at: u64,
+        count: usize,
+        elem: Slot,
+    },
     Descriptor(DescriptorView<'a>),
     FixedHeader(FixedHeaderView<'a>),
     BufferTable(BufferTableView<'a>),
@@ -233,10 +238,13 @@ pub fn resolve(root: &Root<'_>, path: &str) -> Result<Slot, String> {
     r.resolve(path)
 }
 
+/// A tensor's name and its buffers' (absolute offset, size).
+type TensorBuffers = (String, Vec<(u64, u64)>);
+
 struct Resolver<'r, 'a> {
     root: &'r Root<'a>,
     parts: Option<FileParts<'a>>,
-    full: Option<Result<Vec<(String, Vec<(u64, u64)>)>, String>>,
+    full: Option<Result<Vec<TensorBuffers>, String>>,
 }
 
 /// Leaves of a view: each `name @ accessor_at` pair is a field whose accessor `name` gives
@@ -252,17 +260,21 @@ macro_rules! leaves {
 impl<'r, 'a> Resolver<'r, 'a> {
     fn resolve(&mut self, path: &str) -> Result<Slot, String> {
         let mut node = match self.root {
-            Root::Descriptor { bytes, config } => match access::parse_descriptor(bytes, 0, config) {
-                Ok(v) => Node::Descriptor(v),
-                // A descriptor the structural layer rejects still has a fixed header, at
-                // the generated offsets.
-                Err(e) if path.starts_with("fixed_header") => {
-                    return fixed_header_offset(path)
-                        .map(Slot::position)
-                        .ok_or_else(|| format!("`{path}`: the descriptor does not parse: {e}"));
+            Root::Descriptor { bytes, config } => {
+                match access::parse_descriptor(bytes, 0, config) {
+                    Ok(v) => Node::Descriptor(v),
+                    // A descriptor the structural layer rejects still has a fixed header, at
+                    // the generated offsets.
+                    Err(e) if path.starts_with("fixed_header") => {
+                        return fixed_header_offset(path)
+                            .map(Slot::position)
+                            .ok_or_else(|| {
+                                format!("`{path}`: the descriptor does not parse: {e}")
+                            });
+                    }
+                    Err(e) => return Err(format!("`{path}`: the descriptor does not parse: {e}")),
                 }
-                Err(e) => return Err(format!("`{path}`: the descriptor does not parse: {e}")),
-            },
+            }
             Root::File { .. } => Node::File,
         };
         let steps = steps(path);
@@ -388,7 +400,9 @@ impl<'r, 'a> Resolver<'r, 'a> {
                         })
                         .collect()
                 })
-                .map_err(|e| format!("buffers are found by reading the whole file, which fails: {e}"))
+                .map_err(|e| {
+                    format!("buffers are found by reading the whole file, which fails: {e}")
+                })
         });
         let full = full.as_ref().map_err(|e| e.clone())?;
         full.iter()
@@ -448,7 +462,7 @@ impl<'r, 'a> Resolver<'r, 'a> {
         if name == "end" {
             return Ok(Node::Slot(Slot::bytes(self.end(n)?, None)));
         }
-        let none = || Err(format!("names no field of this part"));
+        let none = || Err("names no field of this part".to_string());
         match n {
             Node::Descriptor(v) => {
                 leaves!(name, v; byte_offset @ byte_offset_at);
@@ -621,7 +635,9 @@ impl<'r, 'a> Resolver<'r, 'a> {
                 let entry = self.entry(&t)?;
                 Ok(match name {
                     "entry" => Node::IndexEntry(entry),
-                    "data" => Node::Slot(Slot::bytes(entry.data_offset(), Some(entry.data_length()))),
+                    "data" => {
+                        Node::Slot(Slot::bytes(entry.data_offset(), Some(entry.data_length())))
+                    }
                     "descriptor" => {
                         let at = entry.descriptor_offset();
                         let bytes = self.root_bytes();
@@ -654,7 +670,7 @@ impl<'r, 'a> Resolver<'r, 'a> {
     }
 
     fn layout_child(&mut self, l: &LayoutVariantView<'a>, name: &str) -> Result<Node<'a>, String> {
-        let none = || Err(format!("names no field of this layout block"));
+        let none = || Err("names no field of this layout block".to_string());
         match l {
             LayoutVariantView::RowMajor | LayoutVariantView::ColumnMajor => none(),
             LayoutVariantView::Strided(v) => match name {
@@ -668,15 +684,27 @@ impl<'r, 'a> Resolver<'r, 'a> {
             },
             LayoutVariantView::Coo(v) => {
                 leaves!(name, v; nnz @ nnz_at, is_sorted @ is_sorted_at);
-                reserved(name, v.offset(), &[("_reserved", LayoutCooView::OFFSET_RESERVED)])
+                reserved(
+                    name,
+                    v.offset(),
+                    &[("_reserved", LayoutCooView::OFFSET_RESERVED)],
+                )
             }
             LayoutVariantView::Csr(v) => {
                 leaves!(name, v; nnz @ nnz_at);
-                reserved(name, v.offset(), &[("_reserved", LayoutCsrView::OFFSET_RESERVED)])
+                reserved(
+                    name,
+                    v.offset(),
+                    &[("_reserved", LayoutCsrView::OFFSET_RESERVED)],
+                )
             }
             LayoutVariantView::Csc(v) => {
                 leaves!(name, v; nnz @ nnz_at);
-                reserved(name, v.offset(), &[("_reserved", LayoutCscView::OFFSET_RESERVED)])
+                reserved(
+                    name,
+                    v.offset(),
+                    &[("_reserved", LayoutCscView::OFFSET_RESERVED)],
+                )
             }
             LayoutVariantView::Csf(v) => {
                 leaves!(name, v; nnz @ nnz_at);
@@ -734,7 +762,10 @@ fn fixed_header_offset(path: &str) -> Option<u64> {
         ("magic", FixedHeaderView::OFFSET_MAGIC),
         ("version_major", FixedHeaderView::OFFSET_VERSION_MAJOR),
         ("version_minor", FixedHeaderView::OFFSET_VERSION_MINOR),
-        ("descriptor_length", FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH),
+        (
+            "descriptor_length",
+            FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH,
+        ),
         ("flags", FixedHeaderView::OFFSET_FLAGS),
         ("type_tag", FixedHeaderView::OFFSET_TYPE_TAG),
         ("layout_tag", FixedHeaderView::OFFSET_LAYOUT_TAG),
@@ -752,7 +783,7 @@ fn reserved<'a>(name: &str, start: u64, fields: &[(&str, usize)]) -> Result<Node
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, at)| Node::Slot(Slot::bytes(start + *at as u64, None)))
-        .ok_or_else(|| format!("names no field of this part"))
+        .ok_or_else(|| "names no field of this part".to_string())
 }
 
 fn tiled_child<'a>(v: &LayoutTiledView<'a>, name: &str) -> Result<Node<'a>, String> {
@@ -772,13 +803,17 @@ fn tiled_child<'a>(v: &LayoutTiledView<'a>, name: &str) -> Result<Node<'a>, Stri
 }
 
 fn payload_child<'a>(p: &SchemeVariantView<'a>, name: &str) -> Result<Node<'a>, String> {
-    let none = || Err(format!("names no field of this scheme's payload"));
+    let none = || Err("names no field of this scheme's payload".to_string());
     match p {
         SchemeVariantView::PerTensorAffine(v) => {
             leaves!(name, v; scale @ scale_at, zero_point @ zero_point_at);
             match name {
                 "header" => Ok(Node::SchemeHeader(v.header())),
-                _ => reserved(name, v.offset(), &[("_reserved", PerTensorAffineView::OFFSET_RESERVED)]),
+                _ => reserved(
+                    name,
+                    v.offset(),
+                    &[("_reserved", PerTensorAffineView::OFFSET_RESERVED)],
+                ),
             }
         }
         SchemeVariantView::PerChannelAffine(v) => {
@@ -787,7 +822,11 @@ fn payload_child<'a>(p: &SchemeVariantView<'a>, name: &str) -> Result<Node<'a>, 
                 scale_type_tag @ scale_type_tag_at);
             match name {
                 "header" => Ok(Node::SchemeHeader(v.header())),
-                _ => reserved(name, v.offset(), &[("_reserved", PerChannelAffineView::OFFSET_RESERVED)]),
+                _ => reserved(
+                    name,
+                    v.offset(),
+                    &[("_reserved", PerChannelAffineView::OFFSET_RESERVED)],
+                ),
             }
         }
         SchemeVariantView::PerBlockAffine(v) => {
@@ -797,7 +836,11 @@ fn payload_child<'a>(p: &SchemeVariantView<'a>, name: &str) -> Result<Node<'a>, 
                 scale_type_tag @ scale_type_tag_at);
             match name {
                 "header" => Ok(Node::SchemeHeader(v.header())),
-                _ => reserved(name, v.offset(), &[("_reserved", PerBlockAffineView::OFFSET_RESERVED)]),
+                _ => reserved(
+                    name,
+                    v.offset(),
+                    &[("_reserved", PerBlockAffineView::OFFSET_RESERVED)],
+                ),
             }
         }
         SchemeVariantView::Nf4(v) => {

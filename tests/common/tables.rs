@@ -10,8 +10,7 @@ use toml::Value as T;
 
 /// Load a TOML table file.
 pub fn load(path: &Path) -> toml::Table {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -37,9 +36,9 @@ pub fn uint(v: &T, what: &str) -> u64 {
 pub fn int(v: &T, what: &str) -> i128 {
     match v {
         T::Integer(n) => i128::from(*n),
-        T::String(s) => i128::from(
-            big_uint(s).unwrap_or_else(|| panic!("{what}: `{s}` is not \"u64:…\"")),
-        ),
+        T::String(s) => {
+            i128::from(big_uint(s).unwrap_or_else(|| panic!("{what}: `{s}` is not \"u64:…\"")))
+        }
         other => panic!("{what}: expected an integer, found {other}"),
     }
 }
