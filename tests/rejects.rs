@@ -20,6 +20,7 @@ use common::build::{self, Agreements, Library};
 use common::paths::{self, Root};
 use common::tables::{self, Keys};
 use common::{access, corpus, root};
+use hurray_codegen::catalogue::Coverage;
 use hurray_runtime::rules::{Action, Actor, EnforcedBy, Rule};
 use hurray_runtime::structures::{IndexSection, KvSection, Trailer};
 use hurray_runtime::{ReaderConfig, Value};
@@ -703,90 +704,6 @@ fn the_cli_reports_code_and_offset() {
     }
 }
 
-/// Rules that no byte string can make this runtime report under their own id, and why.
-const ALLOWLIST: &[(&str, &str)] = &[
-    (
-        "SEC-1",
-        "governs sections a program declares with #[derive(HurraySection)]; no descriptor or file of the format carries one",
-    ),
-    (
-        "SEC-2",
-        "governs sections a program declares with #[derive(HurraySection)]; no descriptor or file of the format carries one",
-    ),
-    (
-        "FLG-3",
-        "needs a reader without quantization support; this runtime supports every scheme",
-    ),
-    (
-        "CH-13",
-        "needs a reader without layout 0x0B; every conforming reader, this one included, supports it (RES-44)",
-    ),
-    (
-        "F13",
-        "umbrella of the close-time checks: a failing composite is reported under the specific CV rule (CV-1…CV-7)",
-    ),
-    (
-        "F14",
-        "umbrella: a file's invalid descriptor is reported under that descriptor rule's own id, as F14 itself demands",
-    ),
-    (
-        "VER-1",
-        "umbrella of CD3: the descriptor axis reports HDR-2, the container axis F2; scheme axes have no major of their own (RES-6)",
-    ),
-    (
-        "VER-3",
-        "umbrella of CD2: every tag space and flag set names its own rejection rule (TYP-2, LAY-2, H2, FLG-1, F3, …)",
-    ),
-    (
-        "VER-10",
-        "every tag, flag bit and field is defined at its axis's initial version 1.0 (scheme version 1), and data below it is rejected as HDR-3, VER-2 or H4 first, so no data can predate a feature it uses",
-    ),
-    (
-        "LEN-2",
-        "every length prefix's shortfall is reported under its framing's own rule: HDR-5 (descriptor_length), QNT-1 (quantization_length), F19 (kv_length), F24 (index_length)",
-    ),
-    (
-        "SHD-1",
-        "presence is structural: a flagged shard section that crosses descriptor_length is HDR-5, unflagged shard bytes are LEN-1 (see HDR-5-shard-flag-without-section)",
-    ),
-    (
-        "STA-1",
-        "presence is structural: a flagged statistics section that crosses descriptor_length is HDR-5, unflagged bytes LEN-1 (see HDR-5-statistics-flag-without-section)",
-    ),
-    (
-        "EXT-1",
-        "presence is structural (HDR-5 or LEN-1), and a private type without the section is FLG-2 (see FLG-2-private-type-without-extension-flag)",
-    ),
-    (
-        "CMP-1",
-        "presence is structural: a flagged member section that crosses descriptor_length is HDR-5, unflagged bytes LEN-1 (see LEN-1-member-section-without-flag)",
-    ),
-    (
-        "BUF-1",
-        "restated for the composite head by CH-1 (same code), which the runtime reports",
-    ),
-    (
-        "BUF-5",
-        "restated per sparse layout by CO-2, CR-2, CC-2 and CF-2 (same code), which the runtime reports",
-    ),
-    (
-        "BUF-6",
-        "restated for block-paged by BP-2 (same code), which the runtime reports",
-    ),
-    (
-        "OFS-2",
-        "every layout whose byte_offset must be 0 restates it (CO-3, CR-3, CC-3, CF-3, BP-3, CH-2), which the runtime reports",
-    ),
-    (
-        "LAY-4",
-        "every rank range has its own rule (ST-1, TL-1, MO-1, CO-1, CR-1, CC-1, CF-1, BP-1, HI-3, CM-1), or is bounded by SHP-1 and LAY-3",
-    ),
-    (
-        "P2",
-        "restated by BUF-8 (descriptor.md, same code) and PC-3 for per-channel, which the runtime reports",
-    ),
-];
-
 fn eligible(r: Rule) -> bool {
     matches!(r.actor(), Actor::Reader | Actor::Both)
         && matches!(
@@ -799,9 +716,26 @@ fn eligible(r: Rule) -> bool {
         )
 }
 
+/// Why a rule has no rejecting vector of its own: `tests/coverage.toml` says (the rules
+/// that restate it, the tests that show it otherwise, or why no input can make this runtime
+/// report it).
+fn no_vector_reason(coverage: &Coverage, id: &str) -> Option<String> {
+    coverage
+        .restated(id)
+        .map(|r| format!("restated by {}: {}", r.by.join(", "), r.why))
+        .or_else(|| coverage.untested(id).map(String::from))
+        .or_else(|| {
+            let tests = coverage.listed(id);
+            (!tests.is_empty()).then(|| format!("shown by {}", tests[0]))
+        })
+}
+
 #[test]
 fn every_reader_rule_has_a_rejecting_vector() {
     let c = corpus();
+    let coverage = Coverage::scan(&root())
+        .expect("the repository's test data reads")
+        .expect("tests/coverage.toml");
     let covered: BTreeMap<&str, usize> = c.vectors.iter().fold(BTreeMap::new(), |mut m, v| {
         *m.entry(v.rule.id()).or_insert(0) += 1;
         m
@@ -813,17 +747,9 @@ fn every_reader_rule_has_a_rejecting_vector() {
             continue;
         }
         eligible_count += 1;
-        let allowed = ALLOWLIST.iter().any(|(id, _)| *id == r.id());
-        match (covered.contains_key(r.id()), allowed) {
-            (false, false) => missing.push(r.id()),
-            (true, true) => panic!("{} has a vector: take it off the allowlist", r.id()),
-            _ => {}
+        if !covered.contains_key(r.id()) && no_vector_reason(&coverage, r.id()).is_none() {
+            missing.push(r.id());
         }
-    }
-    for (id, why) in ALLOWLIST {
-        let r = Rule::from_id(id).unwrap_or_else(|| panic!("allowlist entry {id} is no rule"));
-        assert!(eligible(r), "allowlist entry {id} is not a reader rule");
-        assert!(!why.is_empty());
     }
     for v in &c.vectors {
         assert!(
@@ -835,7 +761,7 @@ fn every_reader_rule_has_a_rejecting_vector() {
     }
     assert!(
         missing.is_empty(),
-        "{} of {eligible_count} reader rules have no rejecting vector and no allowlist entry: {}",
+        "{} of {eligible_count} reader rules have no rejecting vector and no reason in tests/coverage.toml: {}",
         missing.len(),
         missing.join(", ")
     );

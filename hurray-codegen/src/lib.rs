@@ -7,6 +7,7 @@
 
 pub mod amend;
 pub mod build;
+pub mod catalogue;
 pub mod compat;
 pub mod diag;
 pub mod emit;

@@ -475,12 +475,17 @@ impl Lower<'_> {
         for (file, f) in &raw.rules {
             for r in &f.rule {
                 let r0 = r.get_ref();
-                let actor =
-                    match self.word(*file, &r0.actor, &["reader", "writer", "both"], "actor") {
-                        Some("writer") => Actor::Writer,
-                        Some("both") => Actor::Both,
-                        _ => Actor::Reader,
-                    };
+                let actor = match self.word(
+                    *file,
+                    &r0.actor,
+                    &["reader", "writer", "both", "editor"],
+                    "actor",
+                ) {
+                    Some("writer") => Actor::Writer,
+                    Some("both") => Actor::Both,
+                    Some("editor") => Actor::Editor,
+                    _ => Actor::Reader,
+                };
                 let action = match self.word(
                     *file,
                     &r0.action,
@@ -493,17 +498,30 @@ impl Lower<'_> {
                     Some("obligation") => Action::Obligation,
                     _ => Action::Reject,
                 };
-                let enforced_by = match self.word(
-                    *file,
-                    &r0.enforced_by,
-                    &["table", "runtime", "writer", "structure"],
-                    "enforcement",
-                ) {
-                    Some("table") => EnforcedBy::Table,
-                    Some("writer") => EnforcedBy::Writer,
-                    Some("structure") => EnforcedBy::Structure,
-                    _ => EnforcedBy::Runtime,
-                };
+                let enforced_by = self.enforcement(*file, &r0.enforced_by);
+                let also_enforced_by = r0
+                    .also_enforced_by
+                    .iter()
+                    .map(|w| self.enforcement(*file, w))
+                    .collect();
+                for l in &r0.lints {
+                    if lints::by_id(l.get_ref()).is_none() {
+                        self.err(
+                            &lints::UNKNOWN_REFERENCE,
+                            span(*file, l),
+                            format!("no lint `{}`", l.get_ref()),
+                            "`hurray-spec lints` lists every lint",
+                        );
+                    }
+                }
+                if (enforced_by == EnforcedBy::Unenforceable) != r0.unenforceable.is_some() {
+                    self.err(
+                        &lints::BAD_VALUE,
+                        span(*file, &r0.enforced_by),
+                        "a rule says why no software enforces it exactly when `enforced_by` is \"none\"",
+                        "add `unenforceable = \"<why>\"` with `enforced_by = \"none\"`, or remove it",
+                    );
+                }
                 let code = r0.code.get_ref();
                 if code.is_empty()
                     || !code
@@ -529,11 +547,41 @@ impl Lower<'_> {
                     action,
                     enforced_by,
                     resolutions,
+                    seed: r0.seed.iter().map(|x| x.get_ref().clone()).collect(),
+                    also_enforced_by,
+                    lints: r0.lints.iter().map(|x| x.get_ref().clone()).collect(),
+                    unenforceable: r0.unenforceable.as_ref().map(|x| x.get_ref().clone()),
                     span: span(*file, r),
                 });
             }
         }
         out
+    }
+
+    /// A rule's `enforced_by` word.
+    fn enforcement(&mut self, file: FileId, w: &S<String>) -> EnforcedBy {
+        match self.word(
+            file,
+            w,
+            &[
+                "table",
+                "runtime",
+                "writer",
+                "structure",
+                "amendment",
+                "derive",
+                "none",
+            ],
+            "enforcement",
+        ) {
+            Some("table") => EnforcedBy::Table,
+            Some("writer") => EnforcedBy::Writer,
+            Some("structure") => EnforcedBy::Structure,
+            Some("amendment") => EnforcedBy::Amendment,
+            Some("derive") => EnforcedBy::Derive,
+            Some("none") => EnforcedBy::Unenforceable,
+            _ => EnforcedBy::Runtime,
+        }
     }
 
     fn status(&mut self, file: FileId, s: &raw::SpecFile) -> ((String, ()), Status, Span) {

@@ -793,6 +793,8 @@ pub enum Actor {
     Reader,
     Writer,
     Both,
+    /// The spec editor: a rule of the amendment process.
+    Editor,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -810,6 +812,12 @@ pub enum EnforcedBy {
     Runtime,
     Writer,
     Structure,
+    /// The amendment checker's lints (`hurray-spec check`).
+    Amendment,
+    /// `#[derive(HurraySection)]`, at compile time.
+    Derive,
+    /// Nothing: no software can enforce or observe the rule (`Rule::unenforceable` says why).
+    Unenforceable,
 }
 
 #[derive(Debug)]
@@ -822,6 +830,14 @@ pub struct Rule {
     pub action: Action,
     pub enforced_by: EnforcedBy,
     pub resolutions: Vec<ResolutionId>,
+    /// Ids the seeds give the rule.
+    pub seed: Vec<String>,
+    /// What else enforces it.
+    pub also_enforced_by: Vec<EnforcedBy>,
+    /// Amendment lints filed under it in the rule table (the lint registry files others).
+    pub lints: Vec<String>,
+    /// Why no software can enforce or observe it.
+    pub unenforceable: Option<String>,
     pub span: Span,
 }
 
