@@ -7,10 +7,11 @@
 //! buffers as real, correctly sized bytes. Each vector's expectation is derived from the
 //! row's intent — the owned descriptor's contract value, and for files the placement
 //! arithmetic of container.md §5 — never from decoding the bytes. What is derived is the
-//! independent oracle of this test, computed by hand in `tests/common/build.rs` rather than
-//! by the code under test: descriptor_length (the length identity), the flags and rank,
-//! element data sizes and packing, sparse arrays from coordinates, statistics from values,
-//! and every offset of a file.
+//! independent oracle of this test, computed by hand rather than by the code under test:
+//! descriptor_length (the length identity), the flags and rank, element data sizes and
+//! packing, sparse arrays from coordinates and statistics from values in
+//! `tests/common/oracle.rs`, and every offset of a file in `tests/common/build.rs`
+//! (`build_file`).
 //!
 //! The tests then (1) regenerate the corpus and compare it with the checked-in files (or
 //! rewrite them under `BLESS=1`), (2) decode every checked-in vector with the runtime and
@@ -32,9 +33,7 @@ use common::{access, f32s, u32s, u64s};
 use hurray_runtime::flags::{
     ComputedMask, DescriptorFlags, FileFlags, PerBlockAffineFlags, PerChannelAffineFlags,
 };
-use hurray_runtime::structures::{
-    Descriptor, KvEntry, KvValueVariant, LayoutVariant, SchemeVariant,
-};
+use hurray_runtime::structures::{Descriptor, KvValueVariant, LayoutVariant, SchemeVariant};
 use hurray_runtime::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementType, KvRole, KvValue, Layout,
     MemberRole, MemoryClass, Scheme, SyncMode,
@@ -300,17 +299,17 @@ fn every_vector_decodes_to_its_expectation() {
                 got
             }
             _ => {
-                let f = access::read_file(&e.bytes, &e.cfg)
+                let f = access::decode_file(&e.bytes, &e.cfg)
                     .unwrap_or_else(|err| panic!("{}: {err}", e.name));
-                let mut got = to_json(&contract::file_value(&f));
-                let t = f.trailer;
+                let mut got = to_json(&f.contract);
+                let t = &f.trailer;
                 got.as_object_mut().unwrap().insert(
                     "placement".into(),
                     json!({
-                        "kv_offset": t.kv_offset(),
-                        "kv_length": t.kv_length(),
-                        "index_offset": t.index_offset(),
-                        "index_length": t.index_length(),
+                        "kv_offset": t.kv_offset,
+                        "kv_length": t.kv_length,
+                        "index_offset": t.index_offset,
+                        "index_length": t.index_length,
                         "file_size": e.bytes.len(),
                     }),
                 );
@@ -338,25 +337,21 @@ fn every_vector_reencodes_byte_for_byte() {
             );
             continue;
         }
-        let f = access::read_file(&e.bytes, &e.cfg).unwrap();
-        let mut w = FileWriter::with_header(Vec::new(), f.header.owned()).unwrap();
-        for i in f.write_order() {
-            let t = &f.tensors[i];
-            let bufs: Vec<&[u8]> = t.buffers.iter().map(|(_, b)| *b).collect();
+        let f = access::decode_file(&e.bytes, &e.cfg).unwrap();
+        let mut w = FileWriter::with_header(Vec::new(), f.header.clone()).unwrap();
+        for i in &f.write_order {
+            let t = &f.tensors[*i];
+            let bufs: Vec<&[u8]> = t.buffers.iter().map(|(_, b)| b.as_slice()).collect();
             assert!(
-                t.descriptor.view.owned().to_bytes() == t.descriptor.view.bytes(),
+                t.descriptor.to_bytes() == t.descriptor_bytes,
                 "{}: the descriptor of `{}` does not re-encode",
                 e.name,
                 t.name
             );
-            w.add_tensor(t.name, t.descriptor.view.bytes(), &bufs)
+            w.add_tensor(&t.name, &t.descriptor_bytes, &bufs)
                 .unwrap_or_else(|err: WriteError| panic!("{}: {}: {err}", e.name, t.name));
         }
-        let kv: Vec<KvEntry> =
-            f.kv.as_ref()
-                .map(|k| k.entries().iter().map(|x| x.owned()).collect())
-                .unwrap_or_default();
-        let out = w.finish(&kv).unwrap();
+        let out = w.finish(&f.kv).unwrap();
         assert!(
             out == e.bytes,
             "{} does not re-encode byte for byte",
@@ -514,22 +509,19 @@ fn the_corpus_covers_the_spec() {
             );
             continue;
         }
-        let f = access::read_file(&e.bytes, &e.cfg).unwrap();
+        let f = access::decode_file(&e.bytes, &e.cfg).unwrap();
         for t in &f.tensors {
-            s.descriptor(&t.descriptor.view.owned());
+            s.descriptor(&t.descriptor);
         }
-        for k in f.kv.iter().flat_map(|k| k.entries()) {
-            let k = k.owned();
+        for k in &f.kv {
             s.kv_tags.insert(k.value_tag.raw());
             if let KvValueVariant::Array(a) = &k.value {
                 s.kv_array_tags.insert(a.element_tag.raw());
             }
         }
-        s.file_flags.push(f.header.file_flags().0);
+        s.file_flags.push(f.header.file_flags.0);
         for c in f.composites.iter().filter(|c| c.complete) {
-            if let LayoutVariant::Composite(h) =
-                &f.tensors[c.head].descriptor.view.owned().layout_fields
-            {
+            if let LayoutVariant::Composite(h) = &f.tensors[c.head].descriptor.layout_fields {
                 s.file_composites.insert(h.composition_rule.raw());
             }
         }
@@ -796,7 +788,7 @@ fn the_sheets_worked_examples_hold() {
         [0x03, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0],
         "layouts.md §17.1 COO layout block"
     );
-    let f = access::read_file(read("file-sparse.hrry"), &ReaderConfig::new()).unwrap();
+    let f = access::decode_file(read("file-sparse.hrry"), &ReaderConfig::new()).unwrap();
     let coo = f.tensor("coo").unwrap();
     assert_eq!(coo.buffers[0].1, f32s(&[1.5, -0.5, 2.0]));
     assert_eq!(coo.buffers[1].1, u64s(&[0, 1, 2, 0, 3, 3]));
@@ -832,7 +824,7 @@ fn the_sheets_worked_examples_hold() {
     assert_eq!(kv.buffers[1].1, u32s(&[0, 1, 0]), "block_table");
     assert_eq!(kv.buffers[2].1, u32s(&[0, 2, 3]), "seq_ptr");
     // descriptor.md §8.4 packing examples.
-    let f = access::read_file(read("file-packing-examples.hrry"), &ReaderConfig::new()).unwrap();
+    let f = access::decode_file(read("file-packing-examples.hrry"), &ReaderConfig::new()).unwrap();
     for (name, bytes) in [
         ("bool", &[0x0D][..]),
         ("uint4", &[0xC5, 0x03]),
@@ -847,16 +839,16 @@ fn the_sheets_worked_examples_hold() {
     }
     // container.md §5.2's placement example under RES-3: a 61-byte descriptor at 64, a
     // 16-byte buffer at 4096, the next descriptor at 4112.
-    let f = access::read_file(read("file-basic-kv.hrry"), &ReaderConfig::new()).unwrap();
-    let w = f.tensor("weight").unwrap();
+    let f = access::decode_file(read("file-basic-kv.hrry"), &ReaderConfig::new()).unwrap();
+    let w = &f.tensor("weight").unwrap().entry;
     assert_eq!(
         (
-            w.entry.descriptor_offset(),
-            w.entry.descriptor_length(),
-            w.entry.data_offset(),
-            w.entry.data_length()
+            w.descriptor_offset,
+            w.descriptor_length,
+            w.data_offset,
+            w.data_length
         ),
         (64, 61, 4096, 16)
     );
-    assert_eq!(f.tensor("bias").unwrap().entry.descriptor_offset(), 4112);
+    assert_eq!(f.tensor("bias").unwrap().entry.descriptor_offset, 4112);
 }

@@ -7,14 +7,15 @@ use hurray_runtime::descriptor::{self, Checked};
 use hurray_runtime::file::{self, FileView};
 use hurray_runtime::rules::Rule;
 use hurray_runtime::structures::{
-    DescriptorView, FileHeaderView, FixedHeaderView, IndexSectionView, KvSectionView, TrailerView,
+    Descriptor, DescriptorView, FileHeader, FileHeaderView, FixedHeaderView, IndexEntry,
+    IndexSectionView, KvEntry, KvSectionView, Trailer, TrailerView,
 };
 use hurray_runtime::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementType, KvRole, KvValue, Layout,
     MemberRole, MemoryClass, Scheme, SyncMode,
 };
 use hurray_runtime::wire::{Reader, TagSpace};
-use hurray_runtime::{Error, ReaderConfig, Warning};
+use hurray_runtime::{Error, ReaderConfig, Value, Warning, contract};
 
 /// Read one descriptor that spans exactly `bytes`, every rule applied.
 pub fn read_descriptor<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<Checked<'a>, Error> {
@@ -36,6 +37,89 @@ pub fn read_file<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<
     file::read(bytes, config)
 }
 
+/// A file read with every rule applied, as owned values: what the tests look at.
+#[derive(Debug)]
+pub struct DecodedFile {
+    pub header: FileHeader,
+    pub trailer: Trailer,
+    /// In index order.
+    pub tensors: Vec<DecodedTensor>,
+    /// Tensor positions in the order they were written (by descriptor offset).
+    pub write_order: Vec<usize>,
+    pub kv: Vec<KvEntry>,
+    pub composites: Vec<DecodedComposite>,
+    pub warnings: Vec<Warning>,
+    /// The contract value `hurray decode --json` prints.
+    pub contract: Value,
+}
+
+#[derive(Debug)]
+pub struct DecodedTensor {
+    pub name: String,
+    pub entry: IndexEntry,
+    pub descriptor: Descriptor,
+    /// The descriptor's bytes as the file holds them.
+    pub descriptor_bytes: Vec<u8>,
+    pub dereferenceable: bool,
+    /// The tensor's data region.
+    pub data: Vec<u8>,
+    /// Each buffer's absolute offset and bytes.
+    pub buffers: Vec<(u64, Vec<u8>)>,
+}
+
+#[derive(Debug)]
+pub struct DecodedComposite {
+    /// Positions in `tensors`.
+    pub head: usize,
+    pub members: Vec<usize>,
+    pub complete: bool,
+}
+
+impl DecodedFile {
+    pub fn tensor(&self, name: &str) -> Option<&DecodedTensor> {
+        self.tensors.iter().find(|t| t.name == name)
+    }
+}
+
+/// Read a whole file, every rule applied, into owned values.
+pub fn decode_file(bytes: &[u8], config: &ReaderConfig) -> Result<DecodedFile, Error> {
+    let f = read_file(bytes, config)?;
+    Ok(DecodedFile {
+        header: f.header.owned(),
+        trailer: f.trailer.owned(),
+        tensors: f
+            .tensors
+            .iter()
+            .map(|t| DecodedTensor {
+                name: t.name.to_string(),
+                entry: t.entry.owned(),
+                descriptor: t.descriptor.view.owned(),
+                descriptor_bytes: t.descriptor.view.bytes().to_vec(),
+                dereferenceable: t.descriptor.dereferenceable,
+                data: t.data.to_vec(),
+                buffers: t.buffers.iter().map(|(at, b)| (*at, b.to_vec())).collect(),
+            })
+            .collect(),
+        write_order: f.write_order(),
+        kv: f
+            .kv
+            .as_ref()
+            .map(|k| k.entries().iter().map(|e| e.owned()).collect())
+            .unwrap_or_default(),
+        composites: f
+            .composites
+            .iter()
+            .map(|c| DecodedComposite {
+                head: c.head,
+                members: c.members.clone(),
+                complete: c.complete,
+            })
+            .collect(),
+        warnings: f.warnings.clone(),
+        contract: contract::file_value(&f),
+    })
+}
+
 /// What reading a vector produced when it did not reject it.
 #[derive(Debug)]
 pub struct Outcome {
@@ -46,9 +130,9 @@ pub struct Outcome {
 /// Read a vector by its kind (`file` or `descriptor`) and summarize the outcome.
 pub fn outcome(is_file: bool, bytes: &[u8], config: &ReaderConfig) -> Result<Outcome, Error> {
     if is_file {
-        let f = read_file(bytes, config)?;
+        let f = decode_file(bytes, config)?;
         Ok(Outcome {
-            dereferenceable: f.tensors.iter().all(|t| t.descriptor.dereferenceable)
+            dereferenceable: f.tensors.iter().all(|t| t.dereferenceable)
                 && f.composites.iter().all(|c| c.complete),
             warnings: f.warnings,
         })

@@ -5,6 +5,7 @@ pub mod access;
 pub mod build;
 pub mod corpus;
 pub mod fixtures;
+pub mod oracle;
 pub mod paths;
 pub mod tables;
 

@@ -385,13 +385,13 @@ impl<'r, 'a> Resolver<'r, 'a> {
     fn buffers(&mut self, name: &str) -> Result<Vec<(u64, u64)>, String> {
         let (bytes, config) = (self.root_bytes(), self.config());
         let full = self.full.get_or_insert_with(|| {
-            access::read_file(bytes, config)
+            access::decode_file(bytes, config)
                 .map(|f| {
                     f.tensors
                         .iter()
                         .map(|t| {
                             (
-                                t.name.to_string(),
+                                t.name.clone(),
                                 t.buffers
                                     .iter()
                                     .map(|(at, b)| (*at, b.len() as u64))
