@@ -69,6 +69,21 @@ fn every_rule_and_resolution_is_listed_once_and_every_seed_rule_is_found() {
             "{id} has no lint fixture"
         );
     }
+    // Every amendment lint that reports a violation is filed under a rule of the catalogue
+    // (the model's own lints and the release history's are the toolchain's, not the seeds').
+    for l in hurray_codegen::lints::ALL {
+        if ["model", "history"].contains(&l.rule) || l.level == hurray_codegen::diag::Level::Note {
+            continue;
+        }
+        assert!(
+            catalogue
+                .entries
+                .iter()
+                .any(|e| e.lints.iter().any(|x| x == l.id)),
+            "the lint `{}` enforces no rule of the catalogue: name it in a rule's `lints`",
+            l.id
+        );
+    }
     // Every entry a reader or writer cannot break says why; every other one has a test.
     for e in &catalogue.entries {
         if e.kind == Kind::Rule && !e.enforceable() {
