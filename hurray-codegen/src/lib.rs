@@ -10,6 +10,7 @@
 pub mod amend;
 pub mod analysis;
 pub mod build;
+pub mod catalogue;
 pub mod compat;
 pub mod diag;
 pub mod emit;

@@ -336,6 +336,17 @@ pub struct Rule {
     pub action: S<String>,
     pub enforced_by: S<String>,
     pub resolution: Option<S<toml::Value>>,
+    /// Ids the seeds give the rule (`CD3`, `W1`), when it restates one of theirs.
+    #[serde(default)]
+    pub seed: Vec<S<String>>,
+    /// What else enforces the rule, beside `enforced_by`.
+    #[serde(default)]
+    pub also_enforced_by: Vec<S<String>>,
+    /// Amendment lints that enforce the rule, beside those the lint registry files under it.
+    #[serde(default)]
+    pub lints: Vec<S<String>>,
+    /// Why no software can enforce or observe the rule (with `enforced_by = "none"`).
+    pub unenforceable: Option<S<String>>,
 }
 
 /// `resolutions.toml`.

@@ -42,6 +42,31 @@ impl Lower<'_> {
                 let actor = self.word::<Actor>(*file, &r0.actor);
                 let action = self.word::<Action>(*file, &r0.action);
                 let enforced_by = self.word::<EnforcedBy>(*file, &r0.enforced_by);
+                let also_enforced_by: Vec<Option<EnforcedBy>> = r0
+                    .also_enforced_by
+                    .iter()
+                    .map(|w| self.word::<EnforcedBy>(*file, w))
+                    .collect();
+                for l in &r0.lints {
+                    if lints::by_id(l.get_ref()).is_none() {
+                        self.err(
+                            &lints::UNKNOWN_REFERENCE,
+                            span(*file, l),
+                            format!("no lint `{}`", l.get_ref()),
+                            "`hurray-spec lints` lists every lint",
+                        );
+                    }
+                }
+                if let Some(enforced_by) = enforced_by
+                    && (enforced_by == EnforcedBy::Unenforceable) != r0.unenforceable.is_some()
+                {
+                    self.err(
+                        &lints::BAD_VALUE,
+                        span(*file, &r0.enforced_by),
+                        "a rule says why no software enforces it exactly when `enforced_by` is \"none\"",
+                        "add `unenforceable = \"<why>\"` with `enforced_by = \"none\"`, or remove it",
+                    );
+                }
                 let code = r0.code.get_ref();
                 if code.is_empty()
                     || !code
@@ -58,8 +83,12 @@ impl Lower<'_> {
                     );
                 }
                 let resolutions = self.resolution_refs(*file, &r0.resolution);
-                let (Some(actor), Some(action), Some(enforced_by)) = (actor, action, enforced_by)
-                else {
+                let (Some(actor), Some(action), Some(enforced_by), Some(also_enforced_by)) = (
+                    actor,
+                    action,
+                    enforced_by,
+                    also_enforced_by.into_iter().collect::<Option<Vec<_>>>(),
+                ) else {
                     continue;
                 };
                 out.push(Rule {
@@ -71,6 +100,10 @@ impl Lower<'_> {
                     action,
                     enforced_by,
                     resolutions,
+                    seed: r0.seed.iter().map(|x| x.get_ref().clone()).collect(),
+                    also_enforced_by,
+                    lints: r0.lints.iter().map(|x| x.get_ref().clone()).collect(),
+                    unenforceable: r0.unenforceable.as_ref().map(|x| x.get_ref().clone()),
                     span: span(*file, r),
                 });
             }

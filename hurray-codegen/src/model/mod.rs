@@ -109,6 +109,8 @@ words! {
         Reader = "reader",
         Writer = "writer",
         Both = "both",
+        /// The spec editor: a rule of the amendment process.
+        Editor = "editor",
     }
 
     /// What a reader does when a rule is broken.
@@ -126,6 +128,12 @@ words! {
         Runtime = "runtime",
         Writer = "writer",
         Structure = "structure",
+        /// The amendment checker's lints (`hurray-spec check`).
+        Amendment = "amendment",
+        /// `#[derive(HurraySection)]`, at compile time.
+        Derive = "derive",
+        /// Nothing: no software can enforce or observe the rule (`Rule::unenforceable` says why).
+        Unenforceable = "none",
     }
 }
 
@@ -921,6 +929,14 @@ pub struct Rule {
     pub action: Action,
     pub enforced_by: EnforcedBy,
     pub resolutions: Vec<ResolutionId>,
+    /// Ids the seeds give the rule.
+    pub seed: Vec<String>,
+    /// What else enforces it.
+    pub also_enforced_by: Vec<EnforcedBy>,
+    /// Amendment lints filed under it in the rule table (the lint registry files others).
+    pub lints: Vec<String>,
+    /// Why no software can enforce or observe it.
+    pub unenforceable: Option<String>,
     pub span: Span,
 }
 

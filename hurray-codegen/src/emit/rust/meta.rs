@@ -160,11 +160,11 @@ pub fn rules(spec: &Spec) -> TokenStream {
 
         /// Who a rule binds.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Actor { Reader, Writer, Both }
+        pub enum Actor { Reader, Writer, Both, Editor }
 
         /// Where a rule is enforced.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum EnforcedBy { Table, Runtime, Writer, Structure }
+        pub enum EnforcedBy { Table, Runtime, Writer, Structure, Amendment, Derive, Unenforceable }
 
         /// Every rule of the facts sheets (spec/rules).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
