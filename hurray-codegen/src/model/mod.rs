@@ -28,6 +28,9 @@ impl Word for AxisStyle {
     fn word(self) -> &'static str {
         AxisStyle::word(self)
     }
+    fn meaning(self) -> &'static str {
+        AxisStyle::form(self)
+    }
 }
 
 words! {
@@ -106,8 +109,11 @@ words! {
 
     /// Who a rule binds.
     pub enum Actor: "actor" {
+        /// A reader of the format.
         Reader = "reader",
+        /// A writer of the format.
         Writer = "writer",
+        /// Readers and writers alike.
         Both = "both",
         /// The spec editor: a rule of the amendment process.
         Editor = "editor",
@@ -115,18 +121,27 @@ words! {
 
     /// What a reader does when a rule is broken.
     pub enum Action: "action" {
+        /// Rejected in every mode.
         Reject = "reject",
+        /// Rejected unless the reader is permissive.
         Strict = "strict",
+        /// A SHOULD-check: when checked and violated, rejected unless permissive.
         Validate = "validate",
+        /// Reported, never rejected.
         Warn = "warn",
+        /// A writer duty or a reader behaviour that rejects nothing.
         Obligation = "obligation",
     }
 
     /// Where a rule is enforced.
     pub enum EnforcedBy: "enforcement" {
+        /// A check in `structures/`, run by the generated parse.
         Table = "table",
+        /// The runtime's semantic layer.
         Runtime = "runtime",
+        /// The runtime's writer, which refuses to write it.
         Writer = "writer",
+        /// The generated structural parse.
         Structure = "structure",
         /// The amendment checker's lints (`hurray-spec check`).
         Amendment = "amendment",

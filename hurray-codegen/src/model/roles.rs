@@ -9,18 +9,18 @@ use super::words::words;
 /// Declares [`Role`] and [`Roles`] from one list: `field: Variant`; a role's word in
 /// spec.toml is its field's name.
 macro_rules! roles {
-    ($( $(#[$meta:meta])* $field:ident: $variant:ident, )*) => {
+    ($( $(#[doc = $doc:literal])* $field:ident: $variant:ident, )*) => {
         words! {
             /// A role a tag space plays (a key of `[roles]` in spec.toml).
             pub enum Role: "role" {
-                $( $(#[$meta])* $variant = stringify!($field), )*
+                $( $(#[doc = $doc])* $variant = stringify!($field), )*
             }
         }
 
         /// The space that plays each role.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct Roles {
-            $( $(#[$meta])* pub $field: SpaceId, )*
+            $( $(#[doc = $doc])* pub $field: SpaceId, )*
         }
 
         impl Roles {

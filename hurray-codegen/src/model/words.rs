@@ -11,6 +11,8 @@ pub trait Word: Copy + Sized + 'static {
     fn values() -> &'static [Self];
     /// The value's word.
     fn word(self) -> &'static str;
+    /// What the value means (its doc comment), empty when it has none.
+    fn meaning(self) -> &'static str;
     /// The value a word names.
     fn from_word(word: &str) -> Option<Self> {
         Self::values().iter().copied().find(|v| v.word() == word)
@@ -27,13 +29,13 @@ macro_rules! words {
     ($(
         $(#[$meta:meta])*
         pub enum $name:ident: $what:literal {
-            $( $(#[$vmeta:meta])* $variant:ident = $word:expr ),* $(,)?
+            $( $(#[doc = $vdoc:literal])* $variant:ident = $word:expr ),* $(,)?
         }
     )*) => {$(
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name {
-            $( $(#[$vmeta])* $variant, )*
+            $( $(#[doc = $vdoc])* $variant, )*
         }
 
         impl $crate::model::words::Word for $name {
@@ -44,6 +46,11 @@ macro_rules! words {
             fn word(self) -> &'static str {
                 match self {
                     $($name::$variant => $word,)*
+                }
+            }
+            fn meaning(self) -> &'static str {
+                match self {
+                    $($name::$variant => concat!("" $(, $vdoc)*).trim_ascii(),)*
                 }
             }
         }

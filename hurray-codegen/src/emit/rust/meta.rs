@@ -142,29 +142,13 @@ pub fn rules(spec: &Spec) -> TokenStream {
         .iter()
         .map(|r| format_ident!("{}", format!("{:?}", r.enforced_by)))
         .collect();
+    let action_enum = word_enum::<Action>("Action", "What a reader does when a rule is broken.");
+    let actor_enum = word_enum::<Actor>("Actor", "Who a rule binds.");
+    let enforced_by_enum = word_enum::<EnforcedBy>("EnforcedBy", "Where a rule is enforced.");
     quote! {
-        /// What a reader does when a rule is broken.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Action {
-            /// Rejected in every mode.
-            Reject,
-            /// Rejected unless the reader is permissive.
-            Strict,
-            /// A SHOULD-check: when checked and violated, rejected unless permissive.
-            Validate,
-            /// Reported, never rejected.
-            Warn,
-            /// A writer duty or a reader behaviour that rejects nothing.
-            Obligation,
-        }
-
-        /// Who a rule binds.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Actor { Reader, Writer, Both, Editor }
-
-        /// Where a rule is enforced.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum EnforcedBy { Table, Runtime, Writer, Structure, Amendment, Derive, Unenforceable }
+        #action_enum
+        #actor_enum
+        #enforced_by_enum
 
         /// Every rule of the facts sheets (spec/rules).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -361,12 +345,17 @@ pub fn tags(spec: &Spec) -> TokenStream {
     out
 }
 
-/// A model enum of words as a generated enum of the same variants, with its doc.
+/// A model enum of words as a generated enum of the same variants, with its doc and each
+/// variant's.
 fn word_enum<T: Word + std::fmt::Debug>(name: &str, doc_text: &str) -> TokenStream {
     let ty = format_ident!("{}", name);
     let variants: Vec<_> = T::values()
         .iter()
-        .map(|v| format_ident!("{}", format!("{v:?}")))
+        .map(|v| {
+            let variant = format_ident!("{}", format!("{v:?}"));
+            let d = doc(v.meaning());
+            quote!(#d #variant)
+        })
         .collect();
     let d = doc(doc_text);
     quote! {
