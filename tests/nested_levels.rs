@@ -13,49 +13,35 @@ fn corpus(name: &str) -> Vec<u8> {
     read(&root().join("tests/corpus").join(name))
 }
 
-/// The tile shapes of every level of the tiled layout, outermost first, and each level's
-/// offset against the offset the enclosing level gives its `nested` field.
-fn levels_released(view: &hurray_runtime::structures::DescriptorView<'_>) -> Vec<(Vec<u64>, u64)> {
-    use hurray_runtime::structures::LayoutVariantView;
-    let LayoutVariantView::Tiled(first) = view.layout_fields() else {
-        panic!("not a tiled layout");
-    };
-    let mut out = Vec::new();
-    let mut level = Some(first);
-    while let Some(t) = level {
-        out.push((t.tile_shape().iter().collect(), t.offset()));
-        if let Some(n) = t.nested() {
-            assert_eq!(
-                n.offset(),
-                t.nested_at(),
-                "a level starts where its parent says"
-            );
+/// `fn $name(view) -> levels` for one runtime: the tile shapes of every level of the tiled
+/// layout, outermost first, with each level's offset, checked against the offset its parent
+/// gives its `nested` field.
+macro_rules! levels {
+    ($name:ident, $runtime:ident) => {
+        fn $name(view: &$runtime::structures::DescriptorView<'_>) -> Vec<(Vec<u64>, u64)> {
+            use $runtime::structures::LayoutVariantView;
+            let LayoutVariantView::Tiled(first) = view.layout_fields() else {
+                panic!("not a tiled layout");
+            };
+            let mut out = Vec::new();
+            let mut level = Some(first);
+            while let Some(t) = level {
+                out.push((t.tile_shape().iter().collect(), t.offset()));
+                if let Some(n) = t.nested() {
+                    assert_eq!(
+                        n.offset(),
+                        t.nested_at(),
+                        "a level starts where its parent says"
+                    );
+                }
+                level = t.nested();
+            }
+            out
         }
-        level = t.nested();
-    }
-    out
-}
-
-fn levels_newer(view: &new::structures::DescriptorView<'_>) -> Vec<(Vec<u64>, u64)> {
-    use new::structures::LayoutVariantView;
-    let LayoutVariantView::Tiled(first) = view.layout_fields() else {
-        panic!("not a tiled layout");
     };
-    let mut out = Vec::new();
-    let mut level = Some(first);
-    while let Some(t) = level {
-        out.push((t.tile_shape().iter().collect(), t.offset()));
-        if let Some(n) = t.nested() {
-            assert_eq!(
-                n.offset(),
-                t.nested_at(),
-                "a level starts where its parent says"
-            );
-        }
-        level = t.nested();
-    }
-    out
 }
+levels!(levels_released, hurray_runtime);
+levels!(levels_newer, new);
 
 #[test]
 fn every_level_of_a_nested_tiling_is_the_one_the_parse_checked() {
