@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 
 use heck::{ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::{Literal, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::{Section, Version};
 use crate::ctxt::Ctxt;
@@ -242,7 +243,7 @@ pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
                 e,
                 format!("field `{fname}` has no default in the spec; the struct documents one"),
             ),
-            (Some(d), Some(_)) => {
+            (Some(d), Some(e)) => {
                 let msg = message(format!(
                     "field `{fname}`'s default differs from the spec's ({})",
                     snapshot::default_text(st, d)
@@ -259,10 +260,9 @@ pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
                     }
                     _ => None,
                 };
+                // Evaluated by the compiler, reported at the struct's default.
                 if let Some(check) = check {
-                    asserts.push(quote!(
-                        const _: () = assert!(#check, #msg);
-                    ));
+                    asserts.push(quote_spanned!(e.span()=> const _: () = assert!(#check, #msg);));
                 }
             }
         }
@@ -274,9 +274,9 @@ pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
             let msg = message(format!(
                 "field `{fname}` lies at byte {c} in the spec; the struct's layout puts it elsewhere"
             ));
-            asserts.push(quote!(
-                const _: () = assert!(#ident::#o == #l, #msg);
-            ));
+            asserts.push(
+                quote_spanned!(rf.ident.span()=> const _: () = assert!(#ident::#o == #l, #msg);),
+            );
         }
     }
     quote!(#(#asserts)*)
