@@ -58,3 +58,28 @@ fn a_tree_without_spec_toml_is_a_diagnostic_not_silence() {
     let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
     assert!(text.contains("no spec.toml"), "{text}");
 }
+
+/// No second copy that can drift: in the source repository the tables are the repository's
+/// own `spec/` (the package's `spec` is a symbolic link to it); in a published package they
+/// are the package's files.
+#[test]
+fn the_tables_are_the_one_spec_directory() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = Path::new(hurray_spec_tables::ROOT);
+    let repository_spec = manifest.join("../spec");
+    if repository_spec.join("spec.toml").is_file() {
+        assert_eq!(
+            root,
+            repository_spec.canonicalize().unwrap(),
+            "hurray-spec-tables/spec must link to the repository's spec/, not copy it"
+        );
+        assert!(
+            std::fs::symlink_metadata(manifest.join("spec"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    } else {
+        assert_eq!(root, manifest.join("spec").canonicalize().unwrap());
+    }
+}
