@@ -9,7 +9,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 
 /// Collects the errors of one expansion.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Ctxt {
     /// `None` once [`Ctxt::check`] has taken the errors.
     errors: RefCell<Option<Vec<syn::Error>>>,
