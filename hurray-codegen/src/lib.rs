@@ -62,6 +62,25 @@ pub fn load(dir: &Path) -> std::io::Result<Loaded> {
     Ok(finish(raw, sources, diags))
 }
 
+/// Load, lower, lay out and validate a spec tree already in memory, such as the tables
+/// `hurray-spec-tables` embeds: `files` are `(path relative to root, text)` pairs, `root` the
+/// directory they came from (diagnostics name files under it). Release records and
+/// migrations among `files` are ignored, as [`load`] ignores them.
+pub fn load_files<'a>(
+    root: impl AsRef<Path>,
+    files: impl IntoIterator<Item = &'a (&'a str, &'a str)>,
+) -> Loaded {
+    let mut sources = SourceMap::default();
+    let mut diags = Diagnostics::default();
+    let raw = load::load_memory(
+        root.as_ref(),
+        files.into_iter().copied(),
+        &mut sources,
+        &mut diags,
+    );
+    finish(raw, sources, diags)
+}
+
 /// `hurray-spec check`: load and validate a spec directory; with `against`, also compare it
 /// with another spec tree.
 pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {

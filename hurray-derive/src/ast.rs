@@ -3,6 +3,8 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
+
+use crate::ctxt::Ctxt;
 use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Ident, Lit, LitStr, Type, Visibility,
 };
@@ -60,27 +62,14 @@ fn version(e: &Expr) -> syn::Result<Version> {
     }
 }
 
-fn errors(list: Vec<syn::Error>) -> syn::Result<()> {
-    let mut it = list.into_iter();
-    match it.next() {
-        None => Ok(()),
-        Some(mut first) => {
-            for e in it {
-                first.combine(e);
-            }
-            Err(first)
-        }
-    }
-}
-
-/// Parse the derive input; every problem is collected.
-pub fn parse(input: &DeriveInput) -> syn::Result<Section> {
-    let mut errs = Vec::new();
+/// Parse the derive input, recording every problem in `cx`. `None` when the input is not a
+/// struct with named fields.
+pub fn parse(cx: &Ctxt, input: &DeriveInput) -> Option<Section> {
     if !input.generics.params.is_empty() {
-        errs.push(syn::Error::new(
+        cx.error_at(
             input.generics.span(),
             "HurraySection takes no generic parameters: a section's layout is fixed",
-        ));
+        );
     }
     let mut s = Section {
         ident: input.ident.clone(),
@@ -112,42 +101,36 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Section> {
             Ok(())
         });
         if let Err(e) = r {
-            errs.push(e);
+            cx.syn_error(e);
         }
     }
-    match &input.data {
+    let named = match &input.data {
         Data::Struct(d) => match &d.fields {
-            Fields::Named(named) => {
-                for f in &named.named {
-                    match field(f) {
-                        Ok(fd) => s.fields.push(fd),
-                        Err(e) => errs.push(e),
-                    }
-                }
-            }
-            _ => errs.push(syn::Error::new(
-                input.ident.span(),
-                "HurraySection needs a struct with named fields",
-            )),
+            Fields::Named(named) => Some(named),
+            _ => None,
         },
-        _ => errs.push(syn::Error::new(
+        _ => None,
+    };
+    let Some(named) = named else {
+        cx.error_at(
             input.ident.span(),
             "HurraySection needs a struct with named fields",
-        )),
-    }
-    errors(errs)?;
-    Ok(s)
+        );
+        return None;
+    };
+    s.fields = named.named.iter().map(|f| field(cx, f)).collect();
+    Some(s)
 }
 
 fn hurray_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("hurray"))
 }
 
-fn field(f: &syn::Field) -> syn::Result<FieldDef> {
+fn field(cx: &Ctxt, f: &syn::Field) -> FieldDef {
     let ident = f
         .ident
         .clone()
-        .ok_or_else(|| syn::Error::new(f.span(), "a section field needs a name"))?;
+        .expect("the fields of a struct with named fields have names");
     let span = ident.span();
     let mut fd = FieldDef {
         ident,
@@ -158,7 +141,6 @@ fn field(f: &syn::Field) -> syn::Result<FieldDef> {
         reserved: false,
         span,
     };
-    let mut errs = Vec::new();
     for attr in hurray_attrs(&f.attrs) {
         let r = attr.parse_nested_meta(|m| {
             if m.path.is_ident("since") {
@@ -177,9 +159,8 @@ fn field(f: &syn::Field) -> syn::Result<FieldDef> {
             Ok(())
         });
         if let Err(e) = r {
-            errs.push(e);
+            cx.syn_error(e);
         }
     }
-    errors(errs)?;
-    Ok(fd)
+    fd
 }
