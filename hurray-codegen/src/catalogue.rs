@@ -25,7 +25,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::lints;
-use crate::model::{Action, Actor, EnforcedBy, Spec};
+use crate::model::{Action, Actor, EnforcedBy, Rationale, Spec};
 
 /// Who a rule binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -119,6 +119,8 @@ pub struct Entry {
     pub lints: Vec<String>,
     /// Why no software can enforce or observe it.
     pub unenforceable: Option<String>,
+    /// Why the rule exists, where a seed or facts sheet says (rules only).
+    pub rationale: Option<Rationale>,
     /// Resolutions that shaped a rule; for a resolution, the rules it governs.
     pub related: Vec<String>,
     /// The tests that break it and see it caught; `None` when no test data was read.
@@ -178,6 +180,7 @@ impl Catalogue {
                 enforced_by,
                 lints: lint_ids,
                 unenforceable: r.unenforceable.clone(),
+                rationale: r.rationale.clone(),
                 related: r
                     .resolutions
                     .iter()
@@ -215,6 +218,7 @@ impl Catalogue {
                 enforced_by,
                 lints: Vec::new(),
                 unenforceable: None,
+                rationale: None,
                 related,
                 tested_by: None,
                 untested: None,

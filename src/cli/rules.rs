@@ -85,6 +85,7 @@ pub fn entry_json(e: &Entry) -> Value {
         "enforced_by": words(&e.enforced_by, |x| x.word()),
         "lints": e.lints,
         "unenforceable": e.unenforceable,
+        "rationale": e.rationale.as_ref().map(|r| json!({ "text": r.text, "source": r.source })),
         "related": e.related,
         "tested_by": e.tested_by.as_ref().map(|ts| ts.iter().map(|t| json!({
             "kind": t.kind.word(),
