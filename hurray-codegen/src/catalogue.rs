@@ -624,6 +624,21 @@ impl Coverage {
         out
     }
 
+    /// The rejecting vectors named after a rule, as paths from the repository root.
+    pub fn vectors_of(&self, rule: &str) -> &[String] {
+        self.rejects.get(rule).map_or(&[], Vec::as_slice)
+    }
+
+    /// The lint fixtures whose expected output reports a lint, as paths from the root.
+    pub fn fixtures_of(&self, lint: &str) -> &[String] {
+        self.fixtures.get(lint).map_or(&[], Vec::as_slice)
+    }
+
+    /// The derive's compile-fail fixtures named after a rule, as paths from the root.
+    pub fn derive_fixtures_of(&self, rule: &str) -> &[String] {
+        self.derive.get(rule).map_or(&[], Vec::as_slice)
+    }
+
     /// Why a rule cannot be broken under its own id, when another rule restates it.
     pub fn restated(&self, id: &str) -> Option<&Restated> {
         self.restated.get(id)
