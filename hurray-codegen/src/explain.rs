@@ -220,7 +220,7 @@ pub struct Passing {
     pub description: String,
     /// Its edits of `spec/`; when `from_failing`, only what differs from the failing
     /// fixture's edits of the same text (`-` the failing fixture's lines, `+` the passing
-    /// one's).
+    /// one's); empty when it edits none of the files the failing fixture edits.
     pub edits: Vec<Snippet>,
     pub from_failing: bool,
 }
@@ -609,12 +609,24 @@ const DESCRIPTIVE_KEYS: &[&str] = &[
 
 fn vector_example(repo: &Repository, rule: &str, via: Option<&String>) -> Option<VectorExample> {
     let files = repo.coverage.vectors_of(rule);
-    // The simplest vector: one its patches alone break, first in the table's order.
+    // The simplest vector: one its patches alone break, first in the table's order; then
+    // one that changes its base otherwise; then one whose bytes are the base's, broken by
+    // the reader's configuration alone.
     let chosen = files.iter().min_by_key(|f| {
-        let key = row_key(f);
-        match repo.rows.get(&key) {
-            Some((i, row)) => (!changes(row).is_empty(), *i),
-            None => (true, usize::MAX),
+        let name = f.rsplit('/').next().unwrap_or(f);
+        let patched = repo
+            .manifest
+            .get(name)
+            .and_then(|e| e.get("patched"))
+            .and_then(Json::as_array)
+            .is_some_and(|a| !a.is_empty());
+        match repo.rows.get(&row_key(f)) {
+            Some((i, row)) => match (patched, changes(row).is_empty()) {
+                (true, true) => (0, *i),
+                (_, false) => (1, *i),
+                (false, true) => (2, *i),
+            },
+            None => (3, usize::MAX),
         }
     })?;
     let name = chosen.rsplit('/').next().unwrap_or(chosen);
@@ -830,8 +842,14 @@ fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -
                 })
             })
             .collect()
-    } else {
+    } else if ov
+        .edit
+        .iter()
+        .any(|a| failing.edit.iter().any(|b| a.file == b.file))
+    {
         snippets(&ov)
+    } else {
+        Vec::new()
     };
     Some(Passing {
         fixture: format!("tests/fixtures/amendments/{name}"),

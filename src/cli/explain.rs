@@ -209,11 +209,15 @@ fn human(x: &Explanation<'_>) {
 }
 
 fn rationale_and_decisions(rationale: Option<(&str, &str)>, x: &Explanation<'_>) {
+    let what = match x.subject {
+        Subject::Lint { .. } => "lint",
+        _ => "rule",
+    };
     match rationale {
         Some((text, source)) => field("rationale", &format!("{text} ({source})")),
         None => field(
             "rationale",
-            "none stated by the seeds or the facts sheets for this rule",
+            &format!("none stated by the seeds or the facts sheets for this {what}"),
         ),
     }
     for d in &x.decisions {
@@ -408,6 +412,11 @@ fn vector(v: &VectorExample) {
             restore.join(", "),
             v.base
         );
+    } else if v.changes.is_empty() && v.patched.is_empty() {
+        outln!(
+            "fix: none in the bytes, which are the valid base `{}` itself: they are valid for the reader its row names (`agree`, `network`), not for this one",
+            v.base
+        );
     } else {
         outln!(
             "fix: the valid base `{}`, which this vector changes by:",
@@ -486,6 +495,9 @@ fn fixture(f: &FixtureExample) {
                 outln!("  it writes instead (`-` the example's lines, `+` the passing fixture's):");
             }
             snippets(&p.edits);
+            if p.edits.is_empty() && unedited {
+                outln!("  and the unedited spec (the `-` lines) passes it");
+            }
         }
         None if unedited => outln!(
             "fix: as the help says; the unedited spec (the `-` lines) passes `{}`",
