@@ -426,7 +426,8 @@ impl Coverage {
                 c.rejects.entry(rule.to_string()).or_default().push(rel);
             }
         }
-        // Lint fixtures: each expected diagnostic names its lint.
+        // Lint fixtures: each expected diagnostic names its lint (notes included: a
+        // classification note is what its fixture shows).
         for group in ["model", "amendments"] {
             for dir in dir_entries(&root.join("tests/fixtures").join(group)) {
                 let name = dir.file_name().unwrap_or_default().to_string_lossy();
@@ -436,7 +437,7 @@ impl Coverage {
                 };
                 let mut seen = BTreeSet::new();
                 for line in expected.lines() {
-                    let lint = ["error[", "warning["]
+                    let lint = ["error[", "warning[", "note["]
                         .iter()
                         .find_map(|p| line.strip_prefix(p))
                         .and_then(|rest| rest.split(']').next());

@@ -317,6 +317,12 @@ fn lint_header(lint: &Lint, enforces: &[&Entry], x: &Explanation<'_>) {
     for e in enforces {
         field("rule", &format!("{}: {}", e.id, e.text));
     }
+    if enforces.is_empty() {
+        field("source", "the lint registry (`hurray-spec lints`)");
+    }
+    for e in enforces {
+        field("source", &format!("{} ({})", e.source, e.id));
+    }
     field("binds", "spec editor");
     field(
         "enforced by",
@@ -483,6 +489,10 @@ fn fixture(f: &FixtureExample) {
         .edits
         .iter()
         .any(|s| s.lines.iter().any(|l| l.starts_with('-')));
+    if f.reported.iter().all(|r| r.level == "note") && !f.reported.is_empty() {
+        outln!("fix: none needed: a note reports what check found, not a violation");
+        return;
+    }
     match &f.passing {
         Some(p) => {
             outln!(
