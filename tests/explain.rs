@@ -153,13 +153,24 @@ fn every_lint_and_every_enforced_rule_has_an_example_that_the_code_still_reports
             failures.push(format!("{id}: {} is not in the manifest", v.file));
             continue;
         };
-        if (m["rule"].as_str(), m["code"].as_str(), m["offset"].as_u64(), m["message"].as_str())
-            != (Some(v.rule.as_str()), Some(v.code.as_str()), Some(v.offset), Some(v.message.as_str()))
-        {
+        if (
+            m["rule"].as_str(),
+            m["code"].as_str(),
+            m["offset"].as_u64(),
+            m["message"].as_str(),
+        ) != (
+            Some(v.rule.as_str()),
+            Some(v.code.as_str()),
+            Some(v.offset),
+            Some(v.message.as_str()),
+        ) {
             failures.push(format!("{id}: {name} differs from the manifest"));
         }
         if v.via.is_none() && v.rule != *id {
-            failures.push(format!("{id}: shows {name} of {} without saying via", v.rule));
+            failures.push(format!(
+                "{id}: shows {name} of {} without saying via",
+                v.rule
+            ));
         }
         let marked = v
             .excerpt
@@ -167,13 +178,18 @@ fn every_lint_and_every_enforced_rule_has_an_example_that_the_code_still_reports
             .flat_map(|r| &r.marks)
             .any(|mk| mk.offset == v.offset);
         if !marked {
-            failures.push(format!("{id}: the excerpt of {name} does not mark byte {}", v.offset));
+            failures.push(format!(
+                "{id}: the excerpt of {name} does not mark byte {}",
+                v.offset
+            ));
         }
         let bytes = std::fs::read(root().join(&v.file)).expect("the vector");
         for r in &v.excerpt {
             let at = r.offset as usize;
             if bytes.get(at..at + r.bytes.len()) != Some(r.bytes.as_slice()) {
-                failures.push(format!("{id}: the excerpt of {name} at {at} is not its bytes"));
+                failures.push(format!(
+                    "{id}: the excerpt of {name} at {at} is not its bytes"
+                ));
             }
         }
         if v.changes.is_empty() && !v.patched.is_empty() {
@@ -203,8 +219,14 @@ fn every_lint_and_every_enforced_rule_has_an_example_that_the_code_still_reports
 fn explain_finds_seed_ids_resolutions_lints_and_codes() {
     for (query, header) in [
         ("S4", "S4 · appended-field-without-default · rule"),
-        ("CD2", "VER-3 · unknown-feature · rule (restates the seed's CD2, R1, R2)"),
-        ("W3", "VER-7 · writer-deprecated-value · rule (restates the seed's W3)"),
+        (
+            "CD2",
+            "VER-3 · unknown-feature · rule (restates the seed's CD2, R1, R2)",
+        ),
+        (
+            "W3",
+            "VER-7 · writer-deprecated-value · rule (restates the seed's W3)",
+        ),
         ("RES-9", "RES-9 · resolution"),
         ("unknown-type-tag", "TYP-2 · unknown-type-tag · rule"),
         ("s4-default-type", "s4-default-type · lint (error)"),
@@ -243,7 +265,10 @@ fn explain_finds_seed_ids_resolutions_lints_and_codes() {
     }
     // An error code several rules report names each of them.
     let text = stdout(&common::hurray_spec(&["explain", "truncated"]));
-    assert!(text.starts_with("`truncated` names 8 items: HDR-5,"), "{text}");
+    assert!(
+        text.starts_with("`truncated` names 8 items: HDR-5,"),
+        "{text}"
+    );
     // No source states a rationale for most facts sheet rules: explain says so.
     let text = stdout(&common::hurray_spec(&["explain", "BH-1"]));
     assert!(text.contains("rationale    none stated"), "{text}");
@@ -258,7 +283,11 @@ fn an_unknown_id_exits_2_with_the_closest_matches() {
     assert!(err.contains("did you mean: TYP-1, TYP-2"), "{err}");
     let out = common::hurray_spec(&["explain", "unknown-type-tga"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("did you mean: unknown-type-tag"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("did you mean: unknown-type-tag"),
+        "{}",
+        stderr(&out)
+    );
     let out = common::hurray_spec(&["explain", "--json", "s4-missing-defalt"]);
     assert_eq!(out.status.code(), Some(2));
     let j: J = serde_json::from_str(&stdout(&out)).expect("JSON");
@@ -279,14 +308,22 @@ fn json_gives_the_same_explanation_as_data() {
         .iter()
         .map(|m| m["id"].as_str().unwrap())
         .collect();
-    assert!(rules.contains(&"FLG-1") && rules.contains(&"F3"), "{rules:?}");
+    assert!(
+        rules.contains(&"FLG-1") && rules.contains(&"F3"),
+        "{rules:?}"
+    );
     let flg = matches.iter().find(|m| m["id"] == "FLG-1").unwrap();
     assert_eq!(flg["matched_as"], "error code");
     assert!(flg["entry"]["rationale"]["source"].is_string());
     let v = &flg["examples"]["value"][0];
     assert_eq!(v["kind"], "vector");
     assert_eq!(v["code"], "unknown-flag-bit");
-    assert!(v["message"].as_str().unwrap().starts_with("error[unknown-flag-bit]: "));
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("error[unknown-flag-bit]: ")
+    );
 }
 
 #[test]
@@ -297,9 +334,16 @@ fn outside_a_repository_everything_but_the_examples_is_shown() {
     let out = common::hurray_spec(&["explain", "--spec", spec.to_str().unwrap(), "S6"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("rationale    An older reader would parse"), "{text}");
+    assert!(
+        text.contains("rationale    An older reader would parse"),
+        "{text}"
+    );
     assert!(text.contains("example: not shown"), "{text}");
-    assert!(stderr(&out).contains("examples are not shown"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("examples are not shown"),
+        "{}",
+        stderr(&out)
+    );
     // The library says the same.
     let loaded = hurray_codegen::load(&spec).unwrap();
     let model = loaded.clean().unwrap();

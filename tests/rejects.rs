@@ -192,12 +192,7 @@ struct Patched {
 }
 
 /// Apply byte patches (`patch = { "<path>" = value, … }`), each resolved in `pre`.
-fn patch(
-    pre: &[u8],
-    patches: &toml::Table,
-    base: &Base,
-    what: &str,
-) -> (Vec<u8>, Vec<Patched>) {
+fn patch(pre: &[u8], patches: &toml::Table, base: &Base, what: &str) -> (Vec<u8>, Vec<Patched>) {
     let mut out = pre.to_vec();
     let mut patched = Vec::new();
     let mut written = vec![false; out.len()];

@@ -299,9 +299,8 @@ impl Repository {
         let Some(coverage) = Coverage::scan(root)? else {
             return Ok(None);
         };
-        let read = |rel: &str| {
-            std::fs::read_to_string(root.join(rel)).map_err(|e| format!("{rel}: {e}"))
-        };
+        let read =
+            |rel: &str| std::fs::read_to_string(root.join(rel)).map_err(|e| format!("{rel}: {e}"));
         let manifest = match serde_json::from_str(&read(REJECT_MANIFEST)?) {
             Ok(Json::Object(m)) => m,
             Ok(_) => return Err(format!("{REJECT_MANIFEST}: not an object")),
@@ -393,8 +392,7 @@ impl<'a> Explainer<'a> {
             out.push(self.lint(l));
         }
         for e in &self.catalogue.entries {
-            if e.code.as_deref().is_some_and(same) && !out.iter().any(|x| x.subject.id() == e.id)
-            {
+            if e.code.as_deref().is_some_and(same) && !out.iter().any(|x| x.subject.id() == e.id) {
                 out.push(self.entry(e, Match::Code));
             }
         }
@@ -445,7 +443,11 @@ impl<'a> Explainer<'a> {
             .map(|(_, id)| id.to_string())
             .collect();
         if close.is_empty() {
-            scored.iter().take(3).map(|(_, id)| id.to_string()).collect()
+            scored
+                .iter()
+                .take(3)
+                .map(|(_, id)| id.to_string())
+                .collect()
         } else {
             close
         }
@@ -576,9 +578,11 @@ fn no_example_reason(repo: &Repository, e: &Entry) -> String {
         .map(|t| t.to_string())
         .collect();
     let what = if e.enforced_by == [Enforcer::Writer] {
-        "the writer refuses before writing a byte, so there are no bytes to show"
+        "a writer's rule: the runtime's writer keeps it (or refuses) before a byte is written, and no reader rejects bytes for it, so there are no bytes to show"
     } else if e.action == Some(Action::Obligation) {
         "an obligation rejects nothing, so no byte string or edit breaks it"
+    } else if e.action == Some(Action::Warn) {
+        "a warning rejects nothing: the bytes that draw it are valid"
     } else {
         "no rejecting vector, lint fixture or derive fixture breaks it"
     };
@@ -633,7 +637,13 @@ fn vector_example(repo: &Repository, rule: &str, via: Option<&String>) -> Option
     let entry = repo.manifest.get(name)?;
     let bytes = std::fs::read(repo.root.join(chosen)).ok()?;
     let (_, row) = repo.rows.get(&row_key(chosen))?;
-    let text = |k: &str| entry.get(k).and_then(Json::as_str).unwrap_or("").to_string();
+    let text = |k: &str| {
+        entry
+            .get(k)
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     let offset = entry.get("offset").and_then(Json::as_u64)?;
     let patched: Vec<Patched> = entry
         .get("patched")
@@ -820,7 +830,11 @@ fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -
             let name = e.file_name().to_string_lossy().to_string();
             let ov = overlay::read(&e.path().join("edit.toml")).ok()?;
             ov.passes.iter().any(|p| p == lint.id).then(|| {
-                let shared = ov.edit.iter().filter(|a| same_text(a, failing).is_some()).count();
+                let shared = ov
+                    .edit
+                    .iter()
+                    .filter(|a| same_text(a, failing).is_some())
+                    .count();
                 let size: usize = snippets(&ov).iter().map(|s| s.lines.len()).sum();
                 (usize::MAX - shared, size, name, ov)
             })
@@ -910,7 +924,10 @@ fn diff_lines(before: &str, after: &str) -> Vec<String> {
                     similar::ChangeTag::Insert => '+',
                     similar::ChangeTag::Equal => ' ',
                 };
-                out.push(format!("{sign}{}", change.value().trim_end_matches(['\n', '\r'])));
+                out.push(format!(
+                    "{sign}{}",
+                    change.value().trim_end_matches(['\n', '\r'])
+                ));
             }
         }
     }

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use hurray_codegen::catalogue::{Catalogue, Entry, Kind};
 use hurray_codegen::explain::{
-    Example, Examples, Explainer, Explanation, FixtureExample, HexRow, Match, Repository,
-    Snippet, Subject, VectorExample,
+    Example, Examples, Explainer, Explanation, FixtureExample, HexRow, Match, Repository, Snippet,
+    Subject, VectorExample,
 };
 use hurray_codegen::lints::Lint;
 use hurray_codegen::model::Action;
@@ -333,10 +333,7 @@ fn lint_header(lint: &Lint, enforces: &[&Entry], x: &Explanation<'_>) {
         },
     );
     let rationale = enforces.iter().find_map(|e| e.rationale.as_ref());
-    rationale_and_decisions(
-        rationale.map(|r| (r.text.as_str(), r.source.as_str())),
-        x,
-    );
+    rationale_and_decisions(rationale.map(|r| (r.text.as_str(), r.source.as_str())), x);
 }
 
 fn hex_row(r: &HexRow) {
@@ -477,7 +474,10 @@ fn fixture(f: &FixtureExample) {
     snippets(&f.edits);
     outln!("  `hurray-spec check` reports:");
     if f.reported.is_empty() {
-        outln!("    nothing for `{}`: the fixture no longer shows it", f.lint);
+        outln!(
+            "    nothing for `{}`: the fixture no longer shows it",
+            f.lint
+        );
     }
     for r in &f.reported {
         outln!("    {}[{}] {}: {}", r.level, r.lint, r.location, r.message);

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_codegen::catalogue::{COVERAGE_TABLE, Catalogue, Coverage, Entry, Kind};
 use hurray_codegen::Loaded;
+use hurray_codegen::catalogue::{COVERAGE_TABLE, Catalogue, Coverage, Entry, Kind};
 use hurray_codegen::diag::{self, Format};
 use serde_json::{Value, json};
 
