@@ -172,7 +172,8 @@ macro_rules! descriptor_harness {
                             at = end;
                         }
                         if slices.len() == sizes.len() {
-                            if let Err(e) = descriptor::check_data(&mut d, &slices, &offsets, config)
+                            if let Err(e) =
+                                descriptor::check_data(&mut d, &slices, &offsets, config)
                             {
                                 well_formed(e.code(), e.offset(), data.len(), e.detail());
                             }
@@ -225,7 +226,10 @@ pub fn file(data: &[u8]) {
             Ok(f) => {
                 for (i, t) in f.tensors.iter().enumerate() {
                     let found = f.tensor(t.name).expect("every indexed name is found");
-                    assert_eq!(found.entry.descriptor_offset(), f.tensors[i].entry.descriptor_offset());
+                    assert_eq!(
+                        found.entry.descriptor_offset(),
+                        f.tensors[i].entry.descriptor_offset()
+                    );
                     let _ = t.descriptor.view.owned();
                 }
                 if let Some(kv) = &f.kv {
@@ -329,7 +333,11 @@ pub fn quantization(data: &[u8]) {
     };
     // Buffers of the template's sizes, within a fixed cap.
     if sizes.iter().sum::<u64>() <= 1 << 16 {
-        let fill: Vec<u8> = if payload.is_empty() { vec![0x3F] } else { payload.to_vec() };
+        let fill: Vec<u8> = if payload.is_empty() {
+            vec![0x3F]
+        } else {
+            payload.to_vec()
+        };
         for s in sizes {
             bytes.extend(fill.iter().cycle().take(s as usize));
         }
@@ -384,7 +392,11 @@ fn load_with(replaced: usize, text: &str) {
         .enumerate()
         .map(|(i, (rel, t))| {
             let full = dir.join(rel);
-            let body = if i == replaced { text.to_string() } else { t.clone() };
+            let body = if i == replaced {
+                text.to_string()
+            } else {
+                t.clone()
+            };
             (rel.display().to_string(), rel.clone(), full, body)
         })
         .collect();
@@ -413,7 +425,8 @@ pub fn spec_load(data: &[u8]) {
     let named = files
         .iter()
         .position(|(rel, _)| text.starts_with(&spec_header(rel)));
-    let which = named.unwrap_or_else(|| usize::from(data.first().copied().unwrap_or(0)) % files.len());
+    let which =
+        named.unwrap_or_else(|| usize::from(data.first().copied().unwrap_or(0)) % files.len());
     load_with(which, &text);
 }
 
@@ -460,7 +473,12 @@ fn base() -> &'static Base {
     })
 }
 
-fn walk(v: &toml::Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>, strings: &mut BTreeSet<String>) {
+fn walk(
+    v: &toml::Value,
+    path: &mut Vec<Step>,
+    out: &mut Vec<Vec<Step>>,
+    strings: &mut BTreeSet<String>,
+) {
     match v {
         toml::Value::Table(t) => {
             for (k, x) in t {
@@ -546,9 +564,9 @@ fn mutate(tree: &mut toml::Value, input: &mut Input<'_>) {
                 (toml::Value::Integer(x), 0) => toml::Value::Integer(x.wrapping_add(1)),
                 (toml::Value::Integer(x), 1) => toml::Value::Integer(x.wrapping_sub(1)),
                 (toml::Value::Integer(_), _) => toml::Value::Integer(value as i64),
-                (toml::Value::String(_), 0 | 1) => toml::Value::String(
-                    b.strings[(value as usize) % b.strings.len()].clone(),
-                ),
+                (toml::Value::String(_), 0 | 1) => {
+                    toml::Value::String(b.strings[(value as usize) % b.strings.len()].clone())
+                }
                 (toml::Value::String(s), 2) => toml::Value::String(format!("{s}{}", value % 10)),
                 (toml::Value::String(_), _) => toml::Value::String(value.to_string()),
                 (other, _) => other.clone(),
@@ -651,13 +669,19 @@ pub fn dictionary(spec: &Spec) -> String {
     for space in &spec.spaces {
         let w = space.width.bytes();
         for t in &space.tags {
-            entries.push((format!("tag {}.{}", space.name, t.name), le(u64::from(t.value), w)));
+            entries.push((
+                format!("tag {}.{}", space.name, t.name),
+                le(u64::from(t.value), w),
+            ));
         }
     }
     for set in &spec.flag_sets {
         let w = set.width.bytes();
         for bit in &set.bits {
-            entries.push((format!("flag {}.{}", set.name, bit.name), le(1u64 << bit.bit, w)));
+            entries.push((
+                format!("flag {}.{}", set.name, bit.name),
+                le(1u64 << bit.bit, w),
+            ));
         }
     }
     for (what, v) in [

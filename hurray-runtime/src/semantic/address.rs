@@ -96,8 +96,8 @@ pub fn each_element(
         | LayoutVariantView::Hilbert(_) => {
             for o in 0..distinct()? {
                 if visit(i128::from(o)).is_break() {
-                return Ok(ControlFlow::Break(()));
-            }
+                    return Ok(ControlFlow::Break(()));
+                }
             }
             Ok(ControlFlow::Continue(()))
         }
@@ -173,10 +173,8 @@ fn strided(
         dilate(&mut set, step, *d, *s > 0);
     }
     for (p, present) in set.iter().enumerate() {
-        if *present {
-            if visit(fp.lo + p as i128).is_break() {
-                return Ok(ControlFlow::Break(()));
-            }
+        if *present && visit(fp.lo + p as i128).is_break() {
+            return Ok(ControlFlow::Break(()));
         }
     }
     Ok(ControlFlow::Continue(()))
@@ -284,17 +282,15 @@ fn multipliers(
 ) -> Vec<Option<i128>> {
     let n = extent.len();
     match u32::from(layout) {
-        l if l == Layout::ColumnMajor.value() => (0..n)
-            .map(|k| product_i128(&extent[..k]))
-            .collect(),
+        l if l == Layout::ColumnMajor.value() => {
+            (0..n).map(|k| product_i128(&extent[..k])).collect()
+        }
         l if l == Layout::Strided.value() => (0..n)
             .map(|k| strides.and_then(|s| s.get(k)).map(i128::from))
             .collect(),
         l if l == Layout::Tiled.value() => Vec::new(),
         // Row-major, and any value TL-3/TL-4 rejected before this runs.
-        _ => (0..n)
-            .map(|k| product_i128(&extent[k + 1..]))
-            .collect(),
+        _ => (0..n).map(|k| product_i128(&extent[k + 1..])).collect(),
     }
 }
 
@@ -325,10 +321,10 @@ fn odometer(
                 .try_fold(b, |a, (t, i)| a.checked_add(entry(t[*i])?))
         });
         // An offset too large to compute lies outside buffer 0: no byte of it to check.
-        if let Some(o) = offset {
-            if visit(o).is_break() {
-                return Ok(ControlFlow::Break(()));
-            }
+        if let Some(o) = offset
+            && visit(o).is_break()
+        {
+            return Ok(ControlFlow::Break(()));
         }
         let mut k = varying.len();
         loop {

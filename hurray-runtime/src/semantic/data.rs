@@ -89,9 +89,9 @@ fn coo(
     let ind = u64s(b);
     let rank = f.rank as usize;
     // CO-8 (a size rule, rejecting in every mode) has matched the buffer to nnz × rank.
-    let entries = usize::try_from(nnz).ok().filter(|n| {
-        rank > 0 && n.checked_mul(rank) == Some(ind.len())
-    });
+    let entries = usize::try_from(nnz)
+        .ok()
+        .filter(|n| rank > 0 && n.checked_mul(rank) == Some(ind.len()));
     let Some(nnz) = entries else {
         return Ok(());
     };

@@ -427,6 +427,9 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     Ok(())
 }
 
+/// Buffer `buffer` holds `bytes` (exactly, or at least), else `rule` is broken. A size too
+/// large to compute fits no buffer: its rule is broken, never skipped. A missing buffer is
+/// the buffer-count rules' to report.
 fn need(
     f: &Facts<'_, '_>,
     ctx: &mut Ctx<'_>,
@@ -441,11 +444,15 @@ fn need(
     };
     let have = b.byte_size();
     if !bytes.fits(have, exact) {
-        let relation = if exact { "exactly" } else { "at least" };
+        let relation = match (bytes.is_over(), exact) {
+            (true, _) => "",
+            (false, true) => "exactly ",
+            (false, false) => "at least ",
+        };
         ctx.violation(
             rule,
             f.byte_size_at(buffer),
-            format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation} {bytes}"),
+            format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation}{bytes}"),
         )?;
     }
     Ok(())
@@ -540,7 +547,15 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         }
         LayoutVariantView::Coo(c) => {
             if let Some(e) = f.elem {
-                need(f, ctx, Rule::Co8, 0, e.bytes(c.nnz().into()), true, "values")?;
+                need(
+                    f,
+                    ctx,
+                    Rule::Co8,
+                    0,
+                    e.bytes(c.nnz().into()),
+                    true,
+                    "values",
+                )?;
             }
             need(
                 f,
@@ -572,7 +587,15 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 }
             }
             if let Some(e) = f.elem {
-                need(f, ctx, Rule::Cf16, 0, e.bytes(c.nnz().into()), true, "values")?;
+                need(
+                    f,
+                    ctx,
+                    Rule::Cf16,
+                    0,
+                    e.bytes(c.nnz().into()),
+                    true,
+                    "values",
+                )?;
             }
             need(f, ctx, Rule::Cf16, 1, Size::new(16u64), true, "pos_0")?;
             need(
@@ -779,7 +802,15 @@ fn compressed(
     if let Some(e) = f.elem {
         need(f, ctx, rule, 0, e.bytes(nnz.into()), true, "values")?;
     }
-    need(f, ctx, rule, 1, Size::from(nnz).times(8u64), true, "indices")?;
+    need(
+        f,
+        ctx,
+        rule,
+        1,
+        Size::from(nnz).times(8u64),
+        true,
+        "indices",
+    )?;
     if let Some(&n) = f.shape.get(dim)
         && n != DYNAMIC
     {
@@ -1051,10 +1082,26 @@ fn param_sizes(
         )?,
         (s, z) => {
             if let Some(s) = s {
-                need(f, ctx, rule, s.index, count.times(scale_bytes), true, "scales")?;
+                need(
+                    f,
+                    ctx,
+                    rule,
+                    s.index,
+                    count.times(scale_bytes),
+                    true,
+                    "scales",
+                )?;
             }
             if let Some(z) = z {
-                need(f, ctx, rule, z.index, count.times(zp_bytes), true, "zero points")?;
+                need(
+                    f,
+                    ctx,
+                    rule,
+                    z.index,
+                    count.times(zp_bytes),
+                    true,
+                    "zero points",
+                )?;
             }
         }
     }

@@ -14,7 +14,9 @@ use std::fmt;
 /// `OVER` stands for a finite number above 2^128: adding to it, or multiplying it by
 /// anything but zero, keeps it `OVER`; multiplying by zero gives zero; dividing it by a
 /// divisor below 2^64 leaves more than 2^64, so it still exceeds every buffer, and it stays
-/// `OVER`. No `Size` ever equals or fits a byte size when it is `OVER`.
+/// `OVER`. No `Size` ever fits a byte size when it is `OVER`; compare sizes with buffers
+/// through [`Size::fits`], never two computed sizes with `==` (two `OVER`s are equal as
+/// values but stand for unknown, possibly different quantities).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Size(Option<u128>);
 
