@@ -112,31 +112,7 @@ pub fn each_element(
         LayoutVariantView::Morton(m) => {
             distinct()?;
             let bits: Vec<u32> = m.morton_bits().iter().collect();
-            let rank = bits.len() as u64;
-            // RES-28 (MO-4) has bounded every code below 2^62 before this runs.
-            let tables: Vec<Vec<i64>> = f
-                .shape
-                .iter()
-                .zip(&bits)
-                .enumerate()
-                .map(|(d, (extent, b))| {
-                    (0..*extent)
-                        .map(|i| {
-                            let mut code = 0i64;
-                            for bit in 0..u64::from(*b).min(64) {
-                                if i >> bit & 1 == 1 {
-                                    let at = bit.saturating_mul(rank).saturating_add(d as u64);
-                                    match 1i64.checked_shl(u32::try_from(at).unwrap_or(u32::MAX)) {
-                                        Some(v) if v > 0 => code |= v,
-                                        _ => return OUTSIDE,
-                                    }
-                                }
-                            }
-                            code
-                        })
-                        .collect()
-                })
-                .collect();
+            let tables = morton_tables(&f.shape, &bits);
             odometer(&tables, visit)
         }
         LayoutVariantView::BlockPaged(_) => Err(Undetermined::PageSlots),
@@ -200,6 +176,35 @@ fn dilate(set: &mut [bool], step: usize, n: u64, forward: bool) {
             set[p] = since.is_some_and(|k| k < n);
         }
     }
+}
+
+/// Per dimension, the Morton code bits of each index (layouts.md §17: bit `b` of index `i_d`
+/// goes to code bit `b·rank + d`); RES-28 (MO-4) has bounded every code below 2^62 before
+/// this runs, and a bit beyond `i64` would be [`OUTSIDE`].
+fn morton_tables(shape: &[u64], bits: &[u32]) -> Vec<Vec<i64>> {
+    let rank = bits.len() as u64;
+    shape
+        .iter()
+        .zip(bits)
+        .enumerate()
+        .map(|(d, (extent, b))| {
+            (0..*extent)
+                .map(|i| {
+                    let mut code = 0i64;
+                    for bit in 0..u64::from(*b).min(64) {
+                        if i >> bit & 1 == 1 {
+                            let at = bit.saturating_mul(rank).saturating_add(d as u64);
+                            match 1i64.checked_shl(u32::try_from(at).unwrap_or(u32::MAX)) {
+                                Some(v) if v > 0 => code |= v,
+                                _ => return OUTSIDE,
+                            }
+                        }
+                    }
+                    code
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// An offset table entry too large to compute (beyond `i64`): outside every buffer.
@@ -398,6 +403,43 @@ mod tests {
             strided_footprint(&shape, &[i64::MIN, i64::MIN, i64::MIN]),
             Err(FootprintOverflow::Low)
         );
+    }
+
+    #[test]
+    fn morton_codes_match_the_sheets_test_vector() {
+        // layouts.md §17.1: Morton [4,4], bits [2,2], index [2,3] → 14.
+        let t = morton_tables(&[4, 4], &[2, 2]);
+        assert_eq!(t[0][2] + t[1][3], 14);
+        let mut all: Vec<i64> = (0..4)
+            .flat_map(|i| (0..4).map(move |j| (i, j)))
+            .map(|(i, j)| t[0][i] + t[1][j])
+            .collect();
+        all.sort();
+        assert_eq!(all, (0..16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn tiled_offsets_match_the_sheets_test_vector() {
+        // layouts.md §17.1: tiled [6,8], tile [2,4], outer and inner row-major, index
+        // [3,5] → tile [1,1], tile number 3, start 24; within the tile [1,1] → 5; 29.
+        let row_major = Layout::RowMajor.value() as u8;
+        let tile = vec![2u64, 4];
+        let grid = vec![3u64, 2];
+        let outer: Vec<Option<i128>> = multipliers(row_major, &grid, None)
+            .into_iter()
+            .map(|m| m.map(|m| m * 8))
+            .collect();
+        let inner = multipliers(row_major, &tile, None);
+        let plans = vec![(tile, outer, inner)];
+        let o = tiled_offset(&plans, 0, 3).unwrap() + tiled_offset(&plans, 1, 5).unwrap();
+        assert_eq!(o, 29);
+        // Every element of the 6x8 tensor lands on its own offset below 48.
+        let mut all: Vec<i128> = (0..6)
+            .flat_map(|i| (0..8).map(move |j| (i, j)))
+            .map(|(i, j)| tiled_offset(&plans, 0, i).unwrap() + tiled_offset(&plans, 1, j).unwrap())
+            .collect();
+        all.sort();
+        assert_eq!(all, (0..48).collect::<Vec<_>>());
     }
 
     #[test]

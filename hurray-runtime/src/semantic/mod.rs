@@ -1195,3 +1195,38 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_point_ranges_hold_for_every_integer_type_without_overflow() {
+        for t in ElementType::ALL {
+            let bits = t.bits();
+            match t.kind() {
+                ElementKind::Signed => {
+                    let half = 1i128 << (bits - 1);
+                    let (lo, hi) = (-half, half - 1);
+                    for (z, ok) in [(lo, true), (hi, true), (lo - 1, false), (hi + 1, false)] {
+                        if let Ok(z) = i64::try_from(z) {
+                            assert_eq!(zero_point_in_range(*t, z), ok, "{} {z}", t.name());
+                        }
+                    }
+                }
+                ElementKind::Unsigned => {
+                    assert!(zero_point_in_range(*t, 0));
+                    assert!(!zero_point_in_range(*t, -1));
+                    let hi = if bits >= 32 {
+                        i64::from(i32::MAX)
+                    } else {
+                        (1i64 << bits) - 1
+                    };
+                    assert!(zero_point_in_range(*t, hi), "{}", t.name());
+                    assert!(!zero_point_in_range(*t, hi + 1), "{}", t.name());
+                }
+                _ => assert!(!zero_point_in_range(*t, 0)),
+            }
+        }
+    }
+}
