@@ -4,6 +4,7 @@
 //! committed finding in `fuzz/regressions/<target>/`. An input passes when no decoder
 //! panics, allocates more than its budget, or breaks the harness's other oracles.
 //!
+//! Findings not fixed yet wait in `fuzz/open/<target>/`, and must still fail there.
 //! Also: the fuzz targets, the harness's list and `fuzz/Cargo.toml` agree, and the checked-in
 //! dictionary `fuzz/hurray.dict` is what the spec's tables give (refresh it with
 //! `BLESS=1 cargo test --test fuzz_replay`). `FUZZ_SEEDS=1` writes the seeds into
@@ -85,6 +86,28 @@ fn every_fuzz_input_replays_without_a_finding() {
     );
 }
 
+/// Findings outside this repository's reach for now (in the code generator), kept in
+/// `fuzz/open/<target>/` until fixed: each must still fail. When one passes, its fix has
+/// landed: move it to `fuzz/regressions/<target>/`, where it must pass forever.
+#[test]
+fn every_open_finding_still_reproduces() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut fixed = Vec::new();
+    for target in harness::TARGETS {
+        for p in files_in(&root().join("fuzz/open").join(target)) {
+            let bytes = std::fs::read(&p).expect("an open finding reads");
+            if catch_unwind(AssertUnwindSafe(|| harness::run(target, &bytes))).is_ok() {
+                fixed.push(p.display().to_string());
+            }
+        }
+    }
+    assert!(
+        fixed.is_empty(),
+        "open findings no longer reproduce (fixed?): move them to fuzz/regressions/<target>/:\n  {}",
+        fixed.join("\n  ")
+    );
+}
+
 #[test]
 fn every_target_has_a_binary_and_every_binary_a_target() {
     let manifest =
@@ -113,14 +136,16 @@ fn every_target_has_a_binary_and_every_binary_a_target() {
             path.display()
         );
     }
-    // A regression lives in the directory of the target that found it.
-    if let Ok(rd) = std::fs::read_dir(root().join("fuzz/regressions")) {
-        for e in rd.flatten() {
-            let name = e.file_name().to_string_lossy().to_string();
-            assert!(
-                e.path().is_dir() && targets.contains(&name),
-                "fuzz/regressions/{name} is not the directory of a fuzz target"
-            );
+    // A regression or open finding lives in the directory of the target that found it.
+    for sub in ["fuzz/regressions", "fuzz/open"] {
+        if let Ok(rd) = std::fs::read_dir(root().join(sub)) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                assert!(
+                    e.path().is_dir() && targets.contains(&name),
+                    "{sub}/{name} is not the directory of a fuzz target"
+                );
+            }
         }
     }
 }
