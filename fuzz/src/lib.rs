@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use hurray_codegen::amend::{classify, rules, snapshot};
+use hurray_codegen::amend::{AxisNames, classify, rules, snapshot};
 use hurray_codegen::diag::Diagnostics;
 use hurray_codegen::model::{CheckKind, Spec};
 use hurray_codegen::source::SourceMap;
@@ -630,8 +630,15 @@ pub fn amendment(data: &[u8]) {
     let spans = snapshot::SpanIndex::new();
     let mut diags = Diagnostics::default();
     let mut sources = SourceMap::default();
-    rules::s2_anti_rebind(&new, &spans, &[("base".to_string(), &old)], &mut diags);
-    let changes = classify::diff(&old, &new, &spans, &mut diags);
+    let axes = AxisNames::of(&b.spec);
+    rules::s2_anti_rebind(
+        &new,
+        &spans,
+        &[("base".to_string(), &old)],
+        axes,
+        &mut diags,
+    );
+    let changes = classify::diff(&old, &new, &spans, axes, &mut diags);
     classify::verdicts(
         &b.spec,
         &old,
