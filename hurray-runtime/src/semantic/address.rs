@@ -6,7 +6,6 @@
 
 use std::ops::ControlFlow;
 
-use super::Facts;
 use super::size::Size;
 use crate::generated::tags::Layout;
 use crate::structures::{LayoutTiledView, LayoutVariantView};
@@ -67,16 +66,19 @@ pub enum Undetermined {
     Oversized,
 }
 
-/// Visit the offset of every element of a dense tensor once, in no particular order,
+/// Visit the offset of every element of a dense tensor (its `layout`, `shape` and element
+/// `count`, `None` when dynamic) once, in no particular order,
 /// until `visit` breaks. `capacity` is buffer 0's size in elements: the size rules have
 /// already checked that every layout's elements fit it, and no walk does more work than
 /// `rank × capacity` steps or allocates more than `capacity` bytes.
 pub fn each_element(
-    f: &Facts<'_, '_>,
+    layout: &LayoutVariantView<'_>,
+    shape: &[u64],
+    count: Option<Size>,
     capacity: u64,
     mut visit: impl FnMut(i128) -> ControlFlow<()>,
 ) -> Result<ControlFlow<()>, Undetermined> {
-    let count = f.count.ok_or(Undetermined::Dynamic)?;
+    let count = count.ok_or(Undetermined::Dynamic)?;
     if count.is_zero() {
         return Ok(ControlFlow::Continue(()));
     }
@@ -89,7 +91,7 @@ pub fn each_element(
             .filter(|n| *n <= capacity)
             .ok_or(Undetermined::Oversized)
     };
-    match f.v.layout_fields() {
+    match layout {
         // Row-major, column-major and Hilbert map the elements one to one onto a run.
         LayoutVariantView::RowMajor
         | LayoutVariantView::ColumnMajor
@@ -103,16 +105,16 @@ pub fn each_element(
         }
         LayoutVariantView::Strided(s) => {
             let strides = s.strides().to_vec();
-            strided(&f.shape, &strides, capacity, visit)
+            strided(shape, &strides, capacity, visit)
         }
         LayoutVariantView::Tiled(t) => {
             distinct()?;
-            odometer(&tiled_tables(&f.shape, t), visit)
+            odometer(&tiled_tables(shape, t), visit)
         }
         LayoutVariantView::Morton(m) => {
             distinct()?;
             let bits: Vec<u32> = m.morton_bits().iter().collect();
-            let tables = morton_tables(&f.shape, &bits);
+            let tables = morton_tables(shape, &bits);
             odometer(&tables, visit)
         }
         LayoutVariantView::BlockPaged(_) => Err(Undetermined::PageSlots),
