@@ -2963,8 +2963,8 @@ fn every_vector_decodes_to_its_expectation() {
             _ => {
                 let f =
                     file::read(&e.bytes, &e.cfg).unwrap_or_else(|err| panic!("{}: {err}", e.name));
-                let mut got = to_json(&contract::file_value(&f));
-                let t = f.trailer;
+                let mut got = to_json(&contract::file_value(&f).unwrap());
+                let t = f.trailer();
                 got.as_object_mut().unwrap().insert(
                     "placement".into(),
                     json!({
@@ -3000,23 +3000,24 @@ fn every_vector_reencodes_byte_for_byte() {
             continue;
         }
         let f = file::read(&e.bytes, &e.cfg).unwrap();
-        let mut w = FileWriter::with_header(Vec::new(), f.header.owned()).unwrap();
+        let mut w = FileWriter::with_header(Vec::new(), f.header().owned()).unwrap();
         for i in f.write_order() {
-            let t = &f.tensors[i];
-            let bufs: Vec<&[u8]> = t.buffers.iter().map(|(_, b)| *b).collect();
+            let t = f.tensor_at(i).unwrap();
+            let bufs: Vec<&[u8]> = t.buffers().iter().map(|(_, b)| *b).collect();
+            let view = t.descriptor().view;
             assert!(
-                t.descriptor.view.owned().to_bytes() == t.descriptor.view.bytes(),
+                view.owned().to_bytes() == view.bytes(),
                 "{}: the descriptor of `{}` does not re-encode",
                 e.name,
-                t.name
+                t.name()
             );
-            w.add_tensor(t.name, t.descriptor.view.bytes(), &bufs)
-                .unwrap_or_else(|err: WriteError| panic!("{}: {}: {err}", e.name, t.name));
+            w.add_tensor(t.name(), view.bytes(), &bufs)
+                .unwrap_or_else(|err: WriteError| panic!("{}: {}: {err}", e.name, t.name()));
         }
-        let kv: Vec<KvEntry> =
-            f.kv.as_ref()
-                .map(|k| k.entries().iter().map(|x| x.owned()).collect())
-                .unwrap_or_default();
+        let kv: Vec<KvEntry> = f
+            .kv()
+            .map(|k| k.entries().iter().map(|x| x.owned()).collect())
+            .unwrap_or_default();
         let out = w.finish(&kv).unwrap();
         assert!(
             out == e.bytes,
@@ -3171,30 +3172,36 @@ fn the_corpus_covers_the_spec() {
             continue;
         }
         let f = file::read(&e.bytes, &e.cfg).unwrap();
-        for t in &f.tensors {
-            s.descriptor(&t.descriptor.view.owned());
+        for t in f.tensors() {
+            s.descriptor(&t.unwrap().descriptor().view.owned());
         }
-        for k in f.kv.iter().flat_map(|k| k.entries()) {
+        for k in f.kv().iter().flat_map(|k| k.entries()) {
             let k = k.owned();
             s.kv_tags.insert(k.value_tag.raw());
             if let KvValueVariant::Array(a) = &k.value {
                 s.kv_array_tags.insert(a.element_tag.raw());
             }
         }
-        s.file_flags.push(f.header.file_flags().0);
-        for c in f.composites.iter().filter(|c| c.complete) {
-            if let LayoutVariant::Composite(h) =
-                &f.tensors[c.head].descriptor.view.owned().layout_fields
+        s.file_flags.push(f.header().file_flags().0);
+        let composites = f.composites().unwrap();
+        for c in composites.iter().filter(|c| c.complete) {
+            if let LayoutVariant::Composite(h) = &f
+                .tensor_at(c.head)
+                .unwrap()
+                .descriptor()
+                .view
+                .owned()
+                .layout_fields
             {
                 s.file_composites.insert(h.composition_rule.raw());
             }
         }
-        s.nested_composite |= f.composites.iter().any(|c| {
+        s.nested_composite |= composites.iter().any(|c| {
             c.members
                 .iter()
-                .any(|m| f.composites.iter().any(|d| d.head == *m))
+                .any(|m| composites.iter().any(|d| d.head == *m))
         });
-        if f.tensors.is_empty() {
+        if f.is_empty() {
             s.zero_tensor_files += 1;
         }
     }
@@ -3438,19 +3445,19 @@ fn the_sheets_worked_examples_hold() {
         "layouts.md §17.1 COO layout block"
     );
     let f = file::read(read("file-sparse.hrry"), &ReaderConfig::new()).unwrap();
-    let coo = f.tensor("coo").unwrap();
-    assert_eq!(coo.buffers[0].1, f32s(&[1.5, -0.5, 2.0]));
-    assert_eq!(coo.buffers[1].1, u64s(&[0, 1, 2, 0, 3, 3]));
+    let coo = f.tensor("coo").unwrap().unwrap();
+    assert_eq!(coo.buffers()[0].1, f32s(&[1.5, -0.5, 2.0]));
+    assert_eq!(coo.buffers()[1].1, u64s(&[0, 1, 2, 0, 3, 3]));
     // CSR / CSC / CSF / block-paged arrays of §17.1.
-    let csr = f.tensor("csr").unwrap();
-    assert_eq!(csr.buffers[0].1, f32s(&[1.0, 2.0, 3.0, 4.0, 5.0]));
-    assert_eq!(csr.buffers[1].1, u64s(&[0, 3, 2, 1, 4]));
-    assert_eq!(csr.buffers[2].1, u64s(&[0, 2, 3, 5, 5]));
-    let csc = f.tensor("csc").unwrap();
-    assert_eq!(csc.buffers[0].1, f32s(&[1.0, 4.0, 3.0, 2.0, 5.0]));
-    assert_eq!(csc.buffers[1].1, u64s(&[0, 2, 1, 0, 2]));
-    assert_eq!(csc.buffers[2].1, u64s(&[0, 1, 2, 3, 4, 5]));
-    let csf = f.tensor("csf").unwrap();
+    let csr = f.tensor("csr").unwrap().unwrap();
+    assert_eq!(csr.buffers()[0].1, f32s(&[1.0, 2.0, 3.0, 4.0, 5.0]));
+    assert_eq!(csr.buffers()[1].1, u64s(&[0, 3, 2, 1, 4]));
+    assert_eq!(csr.buffers()[2].1, u64s(&[0, 2, 3, 5, 5]));
+    let csc = f.tensor("csc").unwrap().unwrap();
+    assert_eq!(csc.buffers()[0].1, f32s(&[1.0, 4.0, 3.0, 2.0, 5.0]));
+    assert_eq!(csc.buffers()[1].1, u64s(&[0, 2, 1, 0, 2]));
+    assert_eq!(csc.buffers()[2].1, u64s(&[0, 1, 2, 3, 4, 5]));
+    let csf = f.tensor("csf").unwrap().unwrap();
     let want: [&[u64]; 6] = [
         &[0, 2],
         &[0, 1],
@@ -3459,19 +3466,19 @@ fn the_sheets_worked_examples_hold() {
         &[0, 1, 2, 4],
         &[1, 3, 0, 2],
     ];
-    assert_eq!(csf.buffers.len(), 7);
-    assert_eq!(csf.buffers[0].1, f32s(&[1.0, 2.0, 3.0, 4.0]));
+    assert_eq!(csf.buffers().len(), 7);
+    assert_eq!(csf.buffers()[0].1, f32s(&[1.0, 2.0, 3.0, 4.0]));
     for (i, w) in want.iter().enumerate() {
-        assert_eq!(csf.buffers[i + 1].1, u64s(w), "CSF buffer {}", i + 1);
+        assert_eq!(csf.buffers()[i + 1].1, u64s(w), "CSF buffer {}", i + 1);
     }
-    let kv = f.tensor("kv.key").unwrap();
+    let kv = f.tensor("kv.key").unwrap().unwrap();
     assert_eq!(
-        kv.buffers[0].1.len(),
+        kv.buffers()[0].1.len(),
         320 * 2,
         "page_pool of 320 float16 elements"
     );
-    assert_eq!(kv.buffers[1].1, u32s(&[0, 1, 0]), "block_table");
-    assert_eq!(kv.buffers[2].1, u32s(&[0, 2, 3]), "seq_ptr");
+    assert_eq!(kv.buffers()[1].1, u32s(&[0, 1, 0]), "block_table");
+    assert_eq!(kv.buffers()[2].1, u32s(&[0, 2, 3]), "seq_ptr");
     // descriptor.md §8.4 packing examples.
     let f = file::read(read("file-packing-examples.hrry"), &ReaderConfig::new()).unwrap();
     for (name, bytes) in [
@@ -3481,7 +3488,7 @@ fn the_sheets_worked_examples_hold() {
         ("float6", &[0x81, 0x40, 0x20]),
     ] {
         assert_eq!(
-            f.tensor(name).unwrap().data,
+            f.tensor(name).unwrap().unwrap().data(),
             bytes,
             "descriptor.md §8.4 {name}"
         );
@@ -3489,15 +3496,15 @@ fn the_sheets_worked_examples_hold() {
     // container.md §5.2's placement example under RES-3: a 61-byte descriptor at 64, a
     // 16-byte buffer at 4096, the next descriptor at 4112.
     let f = file::read(read("file-basic-kv.hrry"), &ReaderConfig::new()).unwrap();
-    let w = f.tensor("weight").unwrap();
+    let w = f.tensor("weight").unwrap().unwrap();
     assert_eq!(
         (
-            w.entry.descriptor_offset(),
-            w.entry.descriptor_length(),
-            w.entry.data_offset(),
-            w.entry.data_length()
+            w.descriptor_offset(),
+            w.descriptor_length(),
+            w.data_offset(),
+            w.data_length()
         ),
         (64, 61, 4096, 16)
     );
-    assert_eq!(f.tensor("bias").unwrap().entry.descriptor_offset(), 4112);
+    assert_eq!(f.tensor("bias").unwrap().unwrap().descriptor_offset(), 4112);
 }

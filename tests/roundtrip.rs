@@ -75,17 +75,17 @@ proptest! {
         }).collect();
         let bytes = w.finish(&entries).unwrap();
         let f = file::read(&bytes, &ReaderConfig::new()).expect("strict readers accept what the writer writes");
-        prop_assert_eq!(f.tensors.len(), tensors.len());
+        prop_assert_eq!(f.len(), tensors.len());
         for name in tensors.keys() {
-            prop_assert!(f.tensor(name).is_some(), "{} is found by name", name);
+            prop_assert!(f.tensor(name).unwrap().is_some(), "{} is found by name", name);
         }
-        let mut again = FileWriter::with_header(Vec::new(), f.header.owned()).unwrap();
+        let mut again = FileWriter::with_header(Vec::new(), f.header().owned()).unwrap();
         for i in f.write_order() {
-            let t = &f.tensors[i];
-            let bufs: Vec<&[u8]> = t.buffers.iter().map(|(_, b)| *b).collect();
-            again.add_tensor(t.name, t.descriptor.view.bytes(), &bufs).unwrap();
+            let t = f.tensor_at(i).unwrap();
+            let bufs: Vec<&[u8]> = t.buffers().iter().map(|(_, b)| *b).collect();
+            again.add_tensor(t.name(), t.descriptor().view.bytes(), &bufs).unwrap();
         }
-        let kv_back: Vec<KvEntry> = f.kv.as_ref().map(|k| k.entries().iter().map(|e| e.owned()).collect()).unwrap_or_default();
+        let kv_back: Vec<KvEntry> = f.kv().map(|k| k.entries().iter().map(|e| e.owned()).collect()).unwrap_or_default();
         prop_assert_eq!(again.finish(&kv_back).unwrap(), bytes);
     }
 }

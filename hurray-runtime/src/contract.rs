@@ -208,46 +208,48 @@ pub fn kv_entry_value(e: &KvEntry) -> Value {
     ])
 }
 
-/// A file in the contract shape.
-pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
-    let h = f.header;
-    let tensors = f
-        .tensors
-        .iter()
-        .map(|t| {
-            let mut d = descriptor_value(&t.descriptor.view.owned());
-            if !t.descriptor.dereferenceable
-                && let Value::Object(fs) = &mut d
-            {
-                fs.push(("dereferenceable".into(), Value::Bool(false)));
-            }
-            Value::Object(vec![
-                ("name".into(), Value::Str(t.name.to_string())),
-                (
-                    "descriptor_offset".into(),
-                    Value::UInt(t.entry.descriptor_offset()),
-                ),
-                (
-                    "descriptor_length".into(),
-                    Value::UInt(u64::from(t.entry.descriptor_length())),
-                ),
-                ("data_offset".into(), Value::UInt(t.entry.data_offset())),
-                ("data_length".into(), Value::UInt(t.entry.data_length())),
-                ("descriptor".into(), d),
-            ])
+/// A file in the contract shape: every tensor (each checked on first access, so a file that
+/// [`FileView::verify_all`](crate::file::FileView::verify_all) accepted is shown whole), the KV
+/// section, the warnings, the index section's own fields and the composites.
+pub fn file_value(f: &crate::file::FileView<'_>) -> Result<Value, crate::Error> {
+    let h = f.header();
+    let mut tensors = Vec::with_capacity(f.len());
+    for t in f.tensors() {
+        let t = t?;
+        let checked = t.descriptor();
+        let mut d = descriptor_value(&checked.view.owned());
+        if !checked.dereferenceable
+            && let Value::Object(fs) = &mut d
+        {
+            fs.push(("dereferenceable".into(), Value::Bool(false)));
+        }
+        tensors.push(Value::Object(vec![
+            ("name".into(), Value::Str(t.name().to_string())),
+            (
+                "descriptor_offset".into(),
+                Value::UInt(t.descriptor_offset()),
+            ),
+            (
+                "descriptor_length".into(),
+                Value::UInt(u64::from(t.descriptor_length())),
+            ),
+            ("data_offset".into(), Value::UInt(t.data_offset())),
+            ("data_length".into(), Value::UInt(t.data_length())),
+            ("descriptor".into(), d),
+        ]));
+    }
+    let kv = f
+        .kv()
+        .map(|k| {
+            k.entries()
+                .iter()
+                .map(|e| kv_entry_value(&e.owned()))
+                .collect()
         })
-        .collect();
-    let kv =
-        f.kv.as_ref()
-            .map(|k| {
-                k.entries()
-                    .iter()
-                    .map(|e| kv_entry_value(&e.owned()))
-                    .collect()
-            })
-            .unwrap_or_default();
+        .unwrap_or_default();
+    let composites = f.composites()?;
     let warnings = f
-        .warnings
+        .warnings()
         .iter()
         .map(|w| {
             Value::Object(vec![
@@ -290,29 +292,25 @@ pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
     ];
     // Fields of the index section beyond its entries (appended by a later container version,
     // defaulted, or skipped), when there are any.
-    let index: Vec<(String, Value)> = fields(f.index.owned().to_value())
+    let index: Vec<(String, Value)> = fields(index_value(&f.index_section()?))
         .into_iter()
         .filter(|(k, _)| k != "entries")
         .collect();
     if !index.is_empty() {
         out.push(("index".into(), Value::Object(index)));
     }
-    if !f.composites.is_empty() {
-        let comps = f
-            .composites
+    if !composites.is_empty() {
+        let comps = composites
             .iter()
             .map(|c| {
                 Value::Object(vec![
-                    (
-                        "head".into(),
-                        Value::Str(f.tensors[c.head].name.to_string()),
-                    ),
+                    ("head".into(), Value::Str(f.name(c.head).to_string())),
                     (
                         "members".into(),
                         Value::Array(
                             c.members
                                 .iter()
-                                .map(|m| Value::Str(f.tensors[*m].name.to_string()))
+                                .map(|m| Value::Str(f.name(*m).to_string()))
                                 .collect(),
                         ),
                     ),
@@ -322,5 +320,12 @@ pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
             .collect();
         out.push(("composites".into(), Value::Array(comps)));
     }
-    Value::Object(out)
+    Ok(Value::Object(out))
+}
+
+/// The index section's fields without copying its entries (which the tensors show).
+fn index_value(index: &crate::structures::IndexSectionView<'_>) -> Value {
+    let mut owned = index.owned();
+    owned.entries.clear();
+    owned.to_value()
 }

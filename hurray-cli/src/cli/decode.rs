@@ -30,17 +30,32 @@ pub fn config(permissive: bool, readers: &[String]) -> Result<ReaderConfig, Stri
 }
 
 pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) -> ExitCode {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
-    };
     let cfg = match config(permissive, readers) {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
-    if bytes.starts_with(b"HRRYFILE") {
-        return super::file::run(&bytes, json_out, &cfg);
+    let mut magic = [0u8; 8];
+    let is_file = match std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read as _;
+        let mut n = 0;
+        while n < magic.len() {
+            match f.read(&mut magic[n..])? {
+                0 => break,
+                k => n += k,
+            }
+        }
+        Ok(magic[..n] == *b"HRRYFILE")
+    }) {
+        Ok(is_file) => is_file,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+    };
+    if is_file {
+        return super::file::run(path, json_out, &cfg);
     }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+    };
     match descriptor::read(&bytes, &cfg) {
         Ok(d) => {
             let owned = d.view.owned();
@@ -92,7 +107,7 @@ pub fn encode(input: &Path, output: &Path, unchecked: bool) -> ExitCode {
             return rejected(&e);
         }
     }
-    if let Err(e) = std::fs::write(output, &bytes) {
+    if let Err(e) = hurray_runtime::writer::write_atomically(output, &bytes) {
         return usage_error(format!("cannot write {}: {e}", output.display()));
     }
     ExitCode::SUCCESS

@@ -1,50 +1,67 @@
-//! `decode` of a file (`HRRYFILE`).
+//! `decode` of a file (`HRRYFILE`): mapped, opened lazily, then checked whole
+//! (`verify_all`, which reads padding in chunks and releases the pages it has passed, so the
+//! resident set stays bounded whatever the file's size).
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_runtime::{ReaderConfig, Value, contract, file};
+use hurray_runtime::file::{FileView, MappedFile};
+use hurray_runtime::{ReaderConfig, Value, contract};
 
-use super::decode::rejected;
+use super::decode::{rejected, usage_error};
 use hurray_runtime::json::{Evolution, to_json};
 
-pub fn run(bytes: &[u8], json: bool, cfg: &ReaderConfig) -> ExitCode {
-    let f = match file::read(bytes, cfg) {
+pub fn run(path: &Path, json: bool, cfg: &ReaderConfig) -> ExitCode {
+    let map = match MappedFile::open(path) {
+        Ok(m) => m,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+    };
+    let f = match map.read(cfg) {
         Ok(f) => f,
         Err(e) => return rejected(&e),
     };
-    let v = contract::file_value(&f);
+    match show(&f, json) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => rejected(&e),
+    }
+}
+
+fn show(f: &FileView<'_>, json: bool) -> Result<(), hurray_runtime::Error> {
     if json {
+        let v = contract::file_value(f)?;
         let mut evo = Evolution::default();
         let j = to_json(&v, "", &mut evo);
         outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
-        return ExitCode::SUCCESS;
+        return Ok(());
     }
-    let h = f.header;
+    let h = f.header();
     outln!(
         "file {}.{}, {} bytes, {} tensor(s), data alignment {}, flags {:#x}",
         h.container_version_major(),
         h.container_version_minor(),
-        bytes.len(),
-        f.tensors.len(),
+        f.bytes().len(),
+        f.len(),
         h.data_buffer_alignment(),
         h.file_flags().0
     );
-    for t in &f.tensors {
-        let owned = t.descriptor.view.owned();
+    for t in f.tensors() {
+        let t = t?;
+        let checked = t.descriptor();
+        let owned = checked.view.owned();
         let dv = contract::descriptor_value(&owned);
         outln!(
             "tensor `{}`: descriptor at {}, data {} bytes at {}",
-            t.name,
-            t.entry.descriptor_offset(),
-            t.entry.data_length(),
-            t.entry.data_offset()
+            t.name(),
+            t.descriptor_offset(),
+            t.data_length(),
+            t.data_offset()
         );
         out!(
             "{}",
-            super::summary::descriptor(&owned, &dv, &[], t.descriptor.dereferenceable, 2)
+            super::summary::descriptor(&owned, &dv, &[], checked.dereferenceable, 2)
         );
     }
-    if let Some(kv) = &f.kv {
+    if let Some(kv) = f.kv() {
         outln!(
             "kv: {} entr{}",
             kv.entries().len(),
@@ -52,13 +69,13 @@ pub fn run(bytes: &[u8], json: bool, cfg: &ReaderConfig) -> ExitCode {
         );
         for e in kv.entries() {
             let v = contract::kv_value(&e.value().owned());
-            outln!("  {} = {}", e.key(), show(&v));
+            outln!("  {} = {}", e.key(), value(&v));
         }
     }
-    for c in &f.composites {
+    for c in f.composites()? {
         outln!(
             "composite `{}`: {} member(s){}",
-            f.tensors[c.head].name,
+            f.name(c.head),
             c.members.len(),
             if c.complete {
                 ""
@@ -67,13 +84,13 @@ pub fn run(bytes: &[u8], json: bool, cfg: &ReaderConfig) -> ExitCode {
             }
         );
     }
-    for w in &f.warnings {
+    for w in f.warnings() {
         outln!("{w}");
     }
-    ExitCode::SUCCESS
+    Ok(())
 }
 
-fn show(v: &Value) -> String {
+fn value(v: &Value) -> String {
     match v {
         Value::Str(s) => format!("{s:?}"),
         Value::Int(n) => n.to_string(),
@@ -81,7 +98,7 @@ fn show(v: &Value) -> String {
         Value::Float(x) => x.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Bytes(b) => format!("<{} bytes>", b.len()),
-        Value::Array(a) => format!("[{}]", a.iter().map(show).collect::<Vec<_>>().join(", ")),
+        Value::Array(a) => format!("[{}]", a.iter().map(value).collect::<Vec<_>>().join(", ")),
         _ => "-".to_string(),
     }
 }
