@@ -17,7 +17,7 @@
 //! place of its name, its check state); names are found by hash over the borrowed index bytes.
 
 mod composite;
-mod truncation;
+pub(crate) mod truncation;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -256,9 +256,15 @@ impl<'f> Tensor<'f> {
 }
 
 /// Where each buffer of a tensor starts and ends (container.md §5.1): the first at the next
-/// multiple of `alignment` after the descriptor's end, each later one at the next multiple
-/// after the one before. None when the arithmetic overflows.
-pub(crate) fn buffer_spans(
+/// multiple of `alignment` (the file's `A`) after the descriptor's end, each later one at the
+/// next multiple after the one before. None when the arithmetic overflows.
+///
+/// ```
+/// use hurray_runtime::file::buffer_spans;
+/// // container.md §5.2's worked example: a 61-byte descriptor at 64, one 16-byte buffer.
+/// assert_eq!(buffer_spans(64 + 61, 4096, [16]), Some(vec![(4096, 4112)]));
+/// ```
+pub fn buffer_spans(
     descriptor_end: u64,
     alignment: u64,
     sizes: impl IntoIterator<Item = u64>,
@@ -297,6 +303,65 @@ fn padding(bytes: &[u8], from: u64, to: u64) -> Result<(), Error> {
         ));
     }
     Ok(())
+}
+
+/// The name of the entry `r` describes, in `bytes` (which start at absolute offset `base`
+/// and hold the index).
+pub(crate) fn record_name<'b>(bytes: &'b [u8], base: u64, r: &Record) -> &'b str {
+    let at = (r.name_at() - base) as usize;
+    let name = &bytes[at..at + usize::from(r.name_length)];
+    // SAFETY: the record was made from an entry the generated index-entry view parsed, which
+    // rejects a name that is not UTF-8 (F29), over these same bytes, borrowed immutably (a
+    // mapped file must not be modified while mapped: `MappedFile::open`'s contract).
+    unsafe { std::str::from_utf8_unchecked(name) }
+}
+
+/// The index's names sorted when SORTED_INDEX is set (F26, which with its strict order also
+/// makes them unique), else unique (F25), checked through a hash table over the borrowed
+/// names, which is returned.
+pub(crate) fn check_names(
+    records: &[Record],
+    bytes: &[u8],
+    base: u64,
+    sorted: bool,
+    hasher: &foldhash::fast::RandomState,
+) -> Result<Option<HashTable<u32>>, Error> {
+    let name = |i: usize| record_name(bytes, base, &records[i]);
+    if sorted {
+        for i in 1..records.len() {
+            let (a, b) = (name(i - 1), name(i));
+            if a.as_bytes() >= b.as_bytes() {
+                return Err(Error::new(
+                    Rule::F26,
+                    records[i].name_at(),
+                    format!("SORTED_INDEX is set but `{b}` does not sort after `{a}`"),
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    let hash = |n: &str| std::hash::BuildHasher::hash_one(hasher, n.as_bytes());
+    let mut table = HashTable::with_capacity(records.len());
+    for i in 0..records.len() {
+        let n = name(i);
+        match table.entry(
+            hash(n),
+            |&j: &u32| name(j as usize) == n,
+            |&j| hash(name(j as usize)),
+        ) {
+            Entry::Occupied(_) => {
+                return Err(Error::new(
+                    Rule::F25,
+                    records[i].name_at(),
+                    format!("the name `{n}` appears twice in the index"),
+                ));
+            }
+            Entry::Vacant(v) => {
+                v.insert(i as u32);
+            }
+        }
+    }
+    Ok(Some(table))
 }
 
 /// The trailing sections of a file, checked: the trailer, the KV section and one record per
@@ -588,19 +653,8 @@ pub fn open<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
         pages: None,
     };
     // Names: sorted when flagged (F26), unique (F25).
-    if header.file_flags().has(FileFlags::SORTED_INDEX) {
-        for i in 1..view.records.len() {
-            let (a, b) = (view.name(i - 1), view.name(i));
-            if a.as_bytes() >= b.as_bytes() {
-                return Err(Error::new(
-                    Rule::F26,
-                    view.records[i].name_at(),
-                    format!("SORTED_INDEX is set but `{b}` does not sort after `{a}`"),
-                ));
-            }
-        }
-    } else {
-        let table = view.unique_names()?;
+    let sorted = header.file_flags().has(FileFlags::SORTED_INDEX);
+    if let Some(table) = check_names(&view.records, bytes, 0, sorted, &view.hasher)? {
         let _ = view.names.set(table);
     }
     // Each descriptor's bounds and alignment (F27, F30).
@@ -688,13 +742,7 @@ impl<'a> FileView<'a> {
 
     /// The name of tensor `i` (index order); no check of the tensor itself.
     pub fn name(&self, i: usize) -> &'a str {
-        let r = &self.records[i];
-        let at = r.name_at() as usize;
-        let bytes = &self.bytes[at..at + usize::from(r.name_length)];
-        // SAFETY: `open` parsed this entry with the generated index-entry view, which rejects
-        // a name that is not UTF-8 (F29), and the bytes are borrowed immutably for 'a (a
-        // mapped file must not be modified while mapped: `MappedFile::open`'s contract).
-        unsafe { std::str::from_utf8_unchecked(bytes) }
+        record_name(self.bytes, 0, &self.records[i])
     }
 
     /// Every tensor name, in index order.
@@ -875,32 +923,6 @@ impl<'a> FileView<'a> {
 
     fn hash(&self, name: &[u8]) -> u64 {
         std::hash::BuildHasher::hash_one(&self.hasher, name)
-    }
-
-    /// The name table; a duplicate name is F25.
-    fn unique_names(&self) -> Result<HashTable<u32>, Error> {
-        let mut table = HashTable::with_capacity(self.records.len());
-        for i in 0..self.records.len() {
-            let name = self.name_bytes(i);
-            let entry = table.entry(
-                self.hash(name),
-                |&j: &u32| self.name_bytes(j as usize) == name,
-                |&j: &u32| self.hash(self.name_bytes(j as usize)),
-            );
-            match entry {
-                Entry::Occupied(_) => {
-                    return Err(Error::new(
-                        Rule::F25,
-                        self.records[i].name_at(),
-                        format!("the name `{}` appears twice in the index", self.name(i)),
-                    ));
-                }
-                Entry::Vacant(v) => {
-                    v.insert(i as u32);
-                }
-            }
-        }
-        Ok(table)
     }
 
     fn find(&self, name: &str) -> Option<usize> {

@@ -75,7 +75,16 @@ fn locate(bytes: &[u8], header: &FileHeaderView<'_>, config: &ReaderConfig) -> O
             ));
         }
         if !starts_descriptor(&bytes[next as usize..], config) {
-            return sections(bytes, pos, next, header, config);
+            return sections(
+                Bytes {
+                    tail: bytes,
+                    base: 0,
+                },
+                pos,
+                next,
+                header,
+                config,
+            );
         }
         pos = next;
         let fixed = FixedHeaderView::SIZE as u64;
@@ -117,10 +126,57 @@ fn locate(bytes: &[u8], header: &FileHeaderView<'_>, config: &ReaderConfig) -> O
     }
 }
 
+/// The F38 rejection of an input whose tensor region was read whole (by the sequential
+/// reader) but whose sections are cut short: `tail` holds the input's bytes from absolute
+/// offset `region` (where the region ends) to the end. None when the sections are whole.
+pub(crate) fn diagnose_tail(
+    tail: &[u8],
+    region: u64,
+    header: &FileHeaderView<'_>,
+    config: &ReaderConfig,
+) -> Option<Error> {
+    let end = region + tail.len() as u64;
+    let bytes = Bytes { tail, base: region };
+    let mut word = region;
+    while word + 8 <= end && bytes.at(word, 8) == [0; 8] {
+        word += 8;
+    }
+    let cut = if word >= end {
+        Some("after the tensor region: the index section and the trailer are missing".to_string())
+    } else {
+        sections(bytes, region, word, header, config)
+    }?;
+    Some(Error::new(
+        Rule::F38,
+        end,
+        format!("the input is truncated: it ends at byte {end}, {cut}"),
+    ))
+}
+
+/// Bytes of the input from absolute offset `base` on.
+#[derive(Clone, Copy)]
+struct Bytes<'b> {
+    tail: &'b [u8],
+    base: u64,
+}
+
+impl<'b> Bytes<'b> {
+    fn end(&self) -> u64 {
+        self.base + self.tail.len() as u64
+    }
+    fn at(&self, offset: u64, n: usize) -> &'b [u8] {
+        let i = (offset - self.base) as usize;
+        &self.tail[i..i + n]
+    }
+    fn from(&self, offset: u64) -> &'b [u8] {
+        &self.tail[(offset - self.base) as usize..]
+    }
+}
+
 /// The sections after a tensor region that ends at `region` (its first non-zero word at
 /// `word`): the KV section when the header announces one, then the index, then the trailer.
 fn sections(
-    bytes: &[u8],
+    bytes: Bytes<'_>,
     region: u64,
     word: u64,
     header: &FileHeaderView<'_>,
@@ -134,10 +190,10 @@ fn sections(
     index_then_trailer(bytes, word, config)
 }
 
-fn kv_then_index(bytes: &[u8], at: u64, config: &ReaderConfig) -> Option<String> {
+fn kv_then_index(bytes: Bytes<'_>, at: u64, config: &ReaderConfig) -> Option<String> {
     let mut ctx = Ctx::new(config);
-    // A read past the end of `bytes` breaks F38 and nothing else: that is the cut.
-    let mut r = Reader::new(&bytes[at as usize..], at, Rule::F38);
+    // A read past the end of the bytes breaks F38 and nothing else: that is the cut.
+    let mut r = Reader::new(bytes.from(at), at, Rule::F38);
     let cut = |e: &Error| e.rule() == Rule::F38;
     let count = match r.scalar::<u32>("kv_count") {
         Ok(c) => c,
@@ -153,8 +209,8 @@ fn kv_then_index(bytes: &[u8], at: u64, config: &ReaderConfig) -> Option<String>
         }
     }
     let mut index = r.offset().next_multiple_of(8);
-    let len = bytes.len() as u64;
-    while index + 8 <= len && bytes[index as usize..index as usize + 8] == [0; 8] {
+    let len = bytes.end();
+    while index + 8 <= len && bytes.at(index, 8) == [0; 8] {
         index += 8;
     }
     if index >= len {
@@ -165,9 +221,9 @@ fn kv_then_index(bytes: &[u8], at: u64, config: &ReaderConfig) -> Option<String>
     index_then_trailer(bytes, index, config)
 }
 
-fn index_then_trailer(bytes: &[u8], at: u64, config: &ReaderConfig) -> Option<String> {
+fn index_then_trailer(bytes: Bytes<'_>, at: u64, config: &ReaderConfig) -> Option<String> {
     let mut ctx = Ctx::new(config);
-    let mut r = Reader::new(&bytes[at as usize..], at, Rule::F38);
+    let mut r = Reader::new(bytes.from(at), at, Rule::F38);
     let count = match r.scalar::<u64>("index_entry_count") {
         Ok(c) => c,
         Err(_) => return Some(format!("inside the index section at byte {at}")),
