@@ -328,12 +328,12 @@ pub(crate) fn check_names(
 ) -> Result<Option<HashTable<u32>>, Error> {
     let name = |i: usize| record_name(bytes, base, &records[i]);
     if sorted {
-        for i in 1..records.len() {
+        for (i, r) in records.iter().enumerate().skip(1) {
             let (a, b) = (name(i - 1), name(i));
             if a.as_bytes() >= b.as_bytes() {
                 return Err(Error::new(
                     Rule::F26,
-                    records[i].name_at(),
+                    r.name_at(),
                     format!("SORTED_INDEX is set but `{b}` does not sort after `{a}`"),
                 ));
             }
@@ -342,7 +342,7 @@ pub(crate) fn check_names(
     }
     let hash = |n: &str| std::hash::BuildHasher::hash_one(hasher, n.as_bytes());
     let mut table = HashTable::with_capacity(records.len());
-    for i in 0..records.len() {
+    for (i, r) in records.iter().enumerate() {
         let n = name(i);
         match table.entry(
             hash(n),
@@ -352,7 +352,7 @@ pub(crate) fn check_names(
             Entry::Occupied(_) => {
                 return Err(Error::new(
                     Rule::F25,
-                    records[i].name_at(),
+                    r.name_at(),
                     format!("the name `{n}` appears twice in the index"),
                 ));
             }

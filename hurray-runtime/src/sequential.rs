@@ -178,6 +178,14 @@ impl SequentialTensor {
     }
 }
 
+/// An index entry's number the walk also knows.
+#[derive(Clone, Copy, Debug)]
+enum Field {
+    DescriptorLength,
+    DataOffset,
+    DataLength,
+}
+
 /// What the walk keeps per tensor, to match the index against.
 #[derive(Clone, Copy, Debug)]
 struct Walked {
@@ -673,27 +681,30 @@ impl<R: Read> SequentialReader<R> {
                 ));
             };
             let w = &self.walked[k];
-            let (wanted, at): (Option<(u64, u64)>, fn(&IndexEntryView<'_>) -> u64) =
-                if w.descriptor_length != r.descriptor_length {
-                    (
-                        Some((
-                            u64::from(w.descriptor_length),
-                            u64::from(r.descriptor_length),
-                        )),
-                        |e| e.descriptor_length_at(),
-                    )
-                } else if w.data_offset != r.data_offset {
-                    (Some((w.data_offset, r.data_offset)), |e| e.data_offset_at())
-                } else if w.data_length != r.data_length {
-                    (Some((w.data_length, r.data_length)), |e| e.data_length_at())
-                } else {
-                    (None, |e| e.offset())
-                };
-            if let Some((walked, indexed)) = wanted {
+            // The first number the entry and the walk disagree on.
+            let differs = if w.descriptor_length != r.descriptor_length {
+                Some((
+                    u64::from(w.descriptor_length),
+                    u64::from(r.descriptor_length),
+                    Field::DescriptorLength,
+                ))
+            } else if w.data_offset != r.data_offset {
+                Some((w.data_offset, r.data_offset, Field::DataOffset))
+            } else if w.data_length != r.data_length {
+                Some((w.data_length, r.data_length, Field::DataLength))
+            } else {
+                None
+            };
+            if let Some((walked, indexed, field)) = differs {
                 let e = entry()?;
+                let at = match field {
+                    Field::DescriptorLength => e.descriptor_length_at(),
+                    Field::DataOffset => e.data_offset_at(),
+                    Field::DataLength => e.data_length_at(),
+                };
                 return Err(Error::new(
                     Rule::F39,
-                    at(&e),
+                    at,
                     format!(
                         "`{}`'s entry says {indexed} where the walk found {walked} (tensor #{k} at byte {})",
                         e.name(),

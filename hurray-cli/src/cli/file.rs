@@ -92,7 +92,7 @@ pub fn run_sequential(input: impl std::io::Read, json: bool, cfg: &ReaderConfig)
         Err(e) => return rejected(&e),
     }
     for c in f.composites() {
-        composite(&f.name(c.head), c);
+        composite(f.name(c.head), c);
     }
     for w in f.warnings() {
         outln!("{w}");
