@@ -335,12 +335,16 @@ fn main() {
         reference("descriptor/encode-rules"),
     );
 
-    // Targets.
+    // Targets. The reference's figures come from another machine: they are scaled by how
+    // much slower or faster safetensors ran here than in the issue (write 100k: 50 ms; open
+    // + lookup 100k: 97 ms), the peer both measurements share.
     let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+    let write_scale = get("write-memory/100k/safetensors").map(|s| s / 50e6);
+    let read_scale = get("open+lookup/100k/safetensors").map(|s| s / 97e6);
     let w100 = get("write-memory/100k/hurray");
     let write_met = ratio(w100, get("write-memory/100k/memset-bound"))
-        .zip(w100)
-        .map(|(r, h)| r <= 1.5 && h < 96e6);
+        .zip(w100.zip(write_scale))
+        .map(|(r, (h, k))| r <= 1.5 && h < 96e6 * k);
     let flat = (per_tensor.len() == sizes().len() && !per_tensor.is_empty()).then(|| {
         let (lo, hi) = per_tensor
             .iter()
@@ -369,7 +373,8 @@ fn main() {
     // index and the records: 16 MB plus 150 bytes per tensor), not by the file's size.
     let verify_met = get("verify-all/100k/hurray")
         .zip(r.get("100k/verify-all/hurray"))
-        .map(|(t, rss)| t <= 90e6 && *rss <= 16e6 + 150.0 * 100_000.0);
+        .zip(read_scale)
+        .map(|((t, rss), k)| t <= 90e6 * k && *rss <= 16e6 + 150.0 * 100_000.0);
     let check = t
         .iter()
         .find(|(k, _)| k.starts_with("spec/check"))
@@ -377,16 +382,20 @@ fn main() {
     let _ = writeln!(
         md,
         "\n### Issue #12's targets, judged from this run\n\n\
+         The reference's figures are scaled by safetensors' speed here against the issue's \
+         (writing ×{}, reading ×{}).\n\n\
          | target | verdict |\n|---|---|\n\
-         | write 100k tiny tensors faster than the reference (96 ms) and within 1.5× of the `memset` bound | {} |\n\
+         | write 100k tiny tensors faster than the reference (96 ms, scaled) and within 1.5× of the `memset` bound | {} |\n\
          | the writer's cost per tensor flat from 10k to the largest size run (within 1.3×) | {} |\n\
          | open + one lookup ≥ 10× faster than safetensors, peak RSS ≤ 1/4 of its: 100k | {} |\n\
          | … 1M | {} |\n\
-         | `verify_all` of the 100k file within 2× of the reference (≤ 90 ms), RSS independent of the file size (≤ 16 MB + 150 B per tensor) | {} |\n\
+         | `verify_all` of the 100k file within 2× of the reference (90 ms, scaled), RSS independent of the file size (≤ 16 MB + 150 B per tensor) | {} |\n\
          | lookup in an open file within 1.5× of safetensors: 100k | {} |\n\
          | … 1M | {} |\n\
          | descriptor decode + validate ≤ 50 ns with 0 allocations; encode ≤ 30 ns | {} (the descriptor view's rework comes with the generated view code) |\n\
          | the amendment check under 100 ms | {} |",
+        write_scale.map_or("?".into(), |k| format!("{k:.2}")),
+        read_scale.map_or("?".into(), |k| format!("{k:.2}")),
         verdict(write_met),
         verdict(flat),
         verdict(open_met("100k")),

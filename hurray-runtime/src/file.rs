@@ -884,6 +884,19 @@ impl<'a> FileView<'a> {
         self.composite_scan().map(|_| ())
     }
 
+    /// Drop this process's copies of a mapped file's pages (the next access reads them back
+    /// from the file): a caller walking every tensor of a large mapped file calls it now and
+    /// then to keep its resident set bounded. No effect on a file held in memory.
+    pub fn release_pages(&self) {
+        if let Some(map) = self.pages {
+            // SAFETY: as in `Sweep::release`: a read-only shared file mapping, whose pages
+            // MADV_DONTNEED drops and the next read faults back unchanged.
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, map.len())
+            };
+        }
+    }
+
     fn alignment(&self) -> u64 {
         u64::from(self.header.data_buffer_alignment())
     }
