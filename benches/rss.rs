@@ -89,7 +89,6 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let _ = std::fs::remove_file(common::out_dir().join("rss.jsonl"));
     let exe = std::env::current_exe().expect("this bench");
     for n in sizes() {
         fixtures(n);

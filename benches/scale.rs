@@ -17,7 +17,8 @@ use std::time::Duration;
 use common::{data, descriptor, fixtures, label, names, options, out_dir, probe, record, sizes};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use hurray_runtime::file::MappedFile;
-use hurray_runtime::writer::{FileWriter, finalize};
+use hurray_runtime::tags::ElementType;
+use hurray_runtime::writer::{FileWriter, finalize, row_major};
 use hurray_runtime::{ReaderConfig, descriptor as desc, sequential};
 use safetensors::tensor::SafeTensors;
 
@@ -65,7 +66,8 @@ fn record_heap(key: &str, count: usize, peak: usize) {
 
 fn descriptor_rows(c: &mut Criterion) {
     let config = ReaderConfig::new();
-    let d = descriptor();
+    // Issue #12's 61-byte descriptor: float32 [2, 2], row-major, one CPU buffer.
+    let d = finalize(row_major(ElementType::Float32, &[2, 2])).unwrap();
     let owned = desc::read(&d, &config).unwrap().view.owned();
     let mut g = c.benchmark_group("descriptor");
     g.bench_function("decode+validate/hurray", |b| {
@@ -319,7 +321,6 @@ fn big_rows(c: &mut Criterion) {
 }
 
 fn bench(c: &mut Criterion) {
-    let _ = std::fs::remove_file(out_dir().join("scale.jsonl"));
     descriptor_rows(c);
     big_rows(c);
     for n in sizes() {

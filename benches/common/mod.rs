@@ -167,7 +167,8 @@ fn write_atomically(path: &Path, bytes: &[u8]) {
 }
 
 /// Figures measured outside criterion's timing (allocations, sizes), one JSON object per
-/// line in `target/hurray-bench/<file>`: `{"key": ..., "value": ...}`.
+/// line appended to `target/hurray-bench/<file>`: `{"key": ..., "value": ...}`; the report
+/// takes each key's last line, so a partial rerun updates only what it measured.
 pub fn record(file: &str, key: &str, value: f64) {
     use std::io::Write as _;
     let mut f = std::fs::OpenOptions::new()
