@@ -262,12 +262,7 @@ fn size_reading_rows(c: &mut Criterion, n: usize, hp: &std::path::Path, sp: &std
         g.measurement_time(Duration::from_secs(if n >= 1_000_000 { 120 } else { 20 }));
     }
     g.bench_function("hurray", |b| {
-        b.iter(|| {
-            let m = MappedFile::open(hp).unwrap();
-            let f = m.view(&config).unwrap();
-            f.verify_all().unwrap();
-            black_box(f.len())
-        })
+        b.iter(|| black_box(verify_mapped(hp, &config)))
     });
     g.bench_function("hurray-sequential", |b| {
         b.iter(|| {
@@ -296,6 +291,14 @@ fn size_reading_rows(c: &mut Criterion, n: usize, hp: &std::path::Path, sp: &std
     record_heap(&format!("{l}/verify-all/hurray"), count, peak);
 }
 
+/// Map, open and check every part of the Hurray file at `path`; its tensor count.
+fn verify_mapped(path: &std::path::Path, config: &ReaderConfig) -> usize {
+    let m = MappedFile::open(path).unwrap();
+    let f = m.view(config).unwrap();
+    f.verify_all().unwrap();
+    f.len()
+}
+
 /// Open and check every part of a file of 1,000 tensors of 1 MiB each.
 fn big_rows(c: &mut Criterion) {
     let config = ReaderConfig::new();
@@ -304,12 +307,7 @@ fn big_rows(c: &mut Criterion) {
     let mut g = c.benchmark_group("open+verify/1000x1MiB");
     g.sample_size(20);
     g.bench_function("hurray", |b| {
-        b.iter(|| {
-            let m = MappedFile::open(hp).unwrap();
-            let f = m.view(&config).unwrap();
-            f.verify_all().unwrap();
-            black_box(f.len())
-        })
+        b.iter(|| black_box(verify_mapped(hp, &config)))
     });
     g.bench_function("safetensors", |b| {
         b.iter(|| {

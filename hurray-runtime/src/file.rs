@@ -292,14 +292,33 @@ pub(crate) fn starts_descriptor(bytes: &[u8], config: &ReaderConfig) -> bool {
     }
 }
 
-/// First non-zero byte in `bytes[from..to]`, as a padding rejection (F32).
-fn padding(bytes: &[u8], from: u64, to: u64) -> Result<(), Error> {
-    if let Some(i) = crate::wire::first_nonzero(&bytes[from as usize..to as usize]) {
-        let at = from + i as u64;
+/// The first non-zero byte of the padding `bytes[from..to]` (offsets absolute, `bytes`
+/// starting at absolute offset `base`), as a padding rejection (F32).
+pub(crate) fn padding(bytes: &[u8], base: u64, from: u64, to: u64) -> Result<(), Error> {
+    let run = &bytes[(from - base) as usize..(to - base) as usize];
+    match crate::wire::first_nonzero(run) {
+        Some(i) => {
+            let at = from + i as u64;
+            Err(Error::new(
+                Rule::F32,
+                at,
+                format!("padding byte {at} is {:#04x}, not zero", run[i]),
+            ))
+        }
+        None => Ok(()),
+    }
+}
+
+/// LEN-3: a file too short to hold a header and a trailer.
+pub(crate) fn too_short(len: u64) -> Result<(), Error> {
+    if len < HEADER_SIZE + TRAILER_SIZE {
         return Err(Error::new(
-            Rule::F32,
-            at,
-            format!("padding byte {at} is {:#04x}, not zero", bytes[at as usize]),
+            Rule::Len3,
+            len,
+            format!(
+                "a file needs at least {} bytes (header and trailer); this one has {len}",
+                HEADER_SIZE + TRAILER_SIZE
+            ),
         ));
     }
     Ok(())
@@ -613,16 +632,7 @@ pub fn open<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
     let mut ctx = Ctx::new(config);
     // Header (F1, F2, F3, F16, F17, F18).
     let header = FileHeaderView::parse(&mut Reader::new(bytes, 0, Rule::Len3), &mut ctx)?;
-    if len < HEADER_SIZE + TRAILER_SIZE {
-        return Err(Error::new(
-            Rule::Len3,
-            len,
-            format!(
-                "a file needs at least {} bytes (header and trailer); this one has {len}",
-                HEADER_SIZE + TRAILER_SIZE
-            ),
-        ));
-    }
+    too_short(len)?;
     // A trailer that does not parse may be the end of a file cut short (F38).
     let trailer_at = len - TRAILER_SIZE;
     if let Err(e) = TrailerView::parse(
@@ -1089,7 +1099,7 @@ impl<'a> FileView<'a> {
             // The padding inside the tensor: after the descriptor, between buffers (F32).
             let mut from = d + dl;
             for (s, e) in &spans {
-                padding(bytes, from, *s)?;
+                padding(bytes, 0, from, *s)?;
                 from = *e;
             }
         }
@@ -1136,7 +1146,7 @@ impl Sweep<'_, '_> {
         let mut from = *covered;
         while from < start {
             let to = start.min(from + CHUNK);
-            padding(self.file.bytes, from, to)?;
+            padding(self.file.bytes, 0, from, to)?;
             from = to;
             self.release(to);
         }

@@ -48,8 +48,8 @@ use crate::ctx::{Ctx, ReaderConfig, Warning};
 use crate::descriptor;
 use crate::error::Error;
 use crate::file::{
-    Composite, HEADER_SIZE, Record, Sections, TRAILER_SIZE, Tracker, buffer_spans, check_names,
-    record_name, section_parts, starts_descriptor, truncation,
+    Composite, Record, Sections, TRAILER_SIZE, Tracker, buffer_spans, check_names, padding,
+    record_name, section_parts, starts_descriptor, too_short, truncation,
 };
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
@@ -356,15 +356,7 @@ impl<R: Read> SequentialReader<R> {
                 return Err(self.truncated(format_args!("inside {what}")));
             }
             let at = self.input.pos;
-            if let Some(i) = crate::wire::first_nonzero(self.input.peek(k)) {
-                let byte = self.input.peek(k)[i];
-                return Err(Error::new(
-                    Rule::F32,
-                    at + i as u64,
-                    format!("padding byte {} is {byte:#04x}, not zero", at + i as u64),
-                )
-                .into());
-            }
+            padding(self.input.peek(k), at, at, at + k as u64)?;
             self.input.consume(k);
         }
         Ok(())
@@ -545,17 +537,7 @@ impl<R: Read> SequentialReader<R> {
             self.input.consume(k);
         }
         let len = base + tail.len() as u64;
-        if len < HEADER_SIZE + TRAILER_SIZE {
-            return Err(Error::new(
-                Rule::Len3,
-                len,
-                format!(
-                    "a file needs at least {} bytes (header and trailer); this one has {len}",
-                    HEADER_SIZE + TRAILER_SIZE
-                ),
-            )
-            .into());
-        }
+        too_short(len)?;
         let header = self.header();
         if tail.len() < TRAILER_SIZE as usize {
             return Err(self.truncated_tail(&tail, base, &header, None));
@@ -590,16 +572,7 @@ impl<R: Read> SequentialReader<R> {
                 )
                 .into());
             }
-            let gap = &tail[(covered - base) as usize..(s - base) as usize];
-            if let Some(i) = crate::wire::first_nonzero(gap) {
-                let at = covered + i as u64;
-                return Err(Error::new(
-                    Rule::F32,
-                    at,
-                    format!("padding byte {at} is {:#04x}, not zero", gap[i]),
-                )
-                .into());
-            }
+            padding(&tail, base, covered, s)?;
             covered = e;
         }
         // F39: the index describes exactly the tensors walked.

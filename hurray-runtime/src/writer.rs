@@ -612,7 +612,7 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
     let len = u32::try_from(bytes.len())
         .map_err(|_| invalid(Rule::Hdr4, "a descriptor is at most 4 GiB"))?;
     let at = crate::structures::FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
-    bytes[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    bytes[at..at + size_of::<u32>()].copy_from_slice(&len.to_le_bytes());
     descriptor::read(&bytes, config)?;
     Ok(bytes)
 }
