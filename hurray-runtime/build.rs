@@ -1,9 +1,11 @@
-//! Generates the runtime's tag, flag, rule and structure code from `spec/` into `OUT_DIR`.
+//! Generates the runtime's tag, flag, rule and structure code into `OUT_DIR` from the spec
+//! tables `hurray-spec-tables` embeds (a build dependency: editing a table reruns this script).
 
 fn main() {
-    let manifest = std::path::PathBuf::from(
-        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    println!("cargo:rerun-if-changed=build.rs");
+    hurray_codegen::build::generate_runtime(
+        std::path::Path::new(hurray_spec_tables::ROOT),
+        hurray_spec_tables::FILES,
+        "hurray_generated.rs",
     );
-    let spec = manifest.join("..").join("spec");
-    hurray_codegen::build::generate_runtime(&spec, "hurray_generated.rs");
 }

@@ -56,8 +56,8 @@ fn expected(spec: &Spec, v: &Verdict) -> Seen {
         Verdict::Accept => Seen::Accept,
         Verdict::Defaults { field } => Seen::Defaults(field.clone()),
         Verdict::Skips { bytes } => Seen::Skips(*bytes),
-        Verdict::Opaque { rule } => Seen::Opaque(spec.r(*rule).id.clone()),
-        Verdict::Reject { rule } => Seen::Reject(spec.r(*rule).id.clone()),
+        Verdict::Opaque { rule } => Seen::Opaque(spec.rule(*rule).id.clone()),
+        Verdict::Reject { rule } => Seen::Reject(spec.rule(*rule).id.clone()),
     }
 }
 
@@ -146,7 +146,7 @@ macro_rules! observe {
 // The newer build writes the data of every cell.
 
 fn nv(v: SpecVersion) -> new::Version {
-    new::Version::new(v.major as u8, v.minor as u8)
+    new::Version::new(v.major, v.minor)
 }
 
 /// A descriptor at an exact descriptor version (the matrix's data version, not the lowest
@@ -284,7 +284,7 @@ fn known_field(spec: &Spec, item: &Item, reader: SpecVersion) -> Option<String> 
     match &item.change {
         Change::AppendedField {
             structure, field, ..
-        } if reader >= item.since => Some(spec.s(*structure).fields[*field].name.clone()),
+        } if reader >= item.since => Some(spec.structure(*structure).fields[*field].name.clone()),
         _ => None,
     }
 }
@@ -296,7 +296,7 @@ fn every_cell_of_the_generated_matrix_reads_as_the_spec_says() {
     let mut failures = Vec::new();
     for c in &m.cells {
         let item = &m.items[c.item];
-        let axis = &spec.ax(item.axis).name;
+        let axis = &spec.axis(item.axis).name;
         let (bytes, is_file) = build(item, nv(c.data));
         let want = expected(spec, &c.verdict);
         let field = known_field(spec, item, c.reader);
@@ -312,8 +312,8 @@ fn every_cell_of_the_generated_matrix_reads_as_the_spec_says() {
                 "{} ({}), reader {axis}={}, data {}, {:?}: expected {want:?}, got {got:?}",
                 item.name,
                 item.change.kind(spec),
-                spec.ax(item.axis).show(c.reader),
-                spec.ax(item.axis).show(c.data),
+                spec.axis(item.axis).show(c.reader),
+                spec.axis(item.axis).show(c.data),
                 c.mode
             ));
         }
@@ -336,7 +336,7 @@ fn the_released_build_reads_the_newer_builds_data_as_the_matrix_says() {
     for c in m
         .cells
         .iter()
-        .filter(|c| c.reader == spec.ax(m.items[c.item].axis).initial)
+        .filter(|c| c.reader == spec.axis(m.items[c.item].axis).initial)
     {
         let item = &m.items[c.item];
         let (bytes, is_file) = build(item, nv(c.data));
@@ -348,7 +348,7 @@ fn the_released_build_reads_the_newer_builds_data_as_the_matrix_says() {
             failures.push(format!(
                 "{}, data {}, {:?}: the released build gives {got:?}, the matrix says {want:?}",
                 item.name,
-                spec.ax(item.axis).show(c.data),
+                spec.axis(item.axis).show(c.data),
                 c.mode
             ));
         }
@@ -374,7 +374,7 @@ fn the_matrix_covers_every_kind_of_change_on_every_axis_the_amendment_touches() 
     let axes: std::collections::BTreeSet<&str> = m
         .items
         .iter()
-        .map(|i| spec.ax(i.axis).name.as_str())
+        .map(|i| spec.axis(i.axis).name.as_str())
         .collect();
     for a in ["descriptor", "container", "scheme.mxfp"] {
         assert!(axes.contains(a), "no item on axis `{a}`: {axes:?}");
@@ -400,7 +400,7 @@ fn another_major_is_rejected_on_every_axis_that_has_one() {
     let m = compat::matrix(spec);
     assert!(!m.majors.is_empty());
     for c in &m.majors {
-        let axis = spec.ax(c.axis);
+        let axis = spec.axis(c.axis);
         let want = expected(spec, &c.verdict);
         let mut got = Vec::new();
         match axis.name.as_str() {
@@ -413,8 +413,8 @@ fn another_major_is_rejected_on_every_axis_that_has_one() {
             }
             "container" => {
                 let mut b = file(new::Version::new(1, 0), Vec::new(), None);
-                b[8] = c.data.major as u8;
-                b[9] = c.data.minor as u8;
+                b[8] = c.data.major;
+                b[9] = c.data.minor;
                 got.push(observe!(new, &b, true, &new::ReaderConfig::new(), None));
                 got.push(observe!(old, &b, true, &old::ReaderConfig::new(), None));
             }

@@ -19,51 +19,38 @@ pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
     Ok(true)
 }
 
-/// For a build script: load `spec_dir`, fail the build with rendered diagnostics if it has
-/// errors, and write the generated runtime code to `$OUT_DIR/<file>`.
-pub fn generate_runtime(spec_dir: &Path, file: &str) {
-    emit_rerun(spec_dir);
-    let loaded = match crate::load(spec_dir) {
-        Ok(l) => l,
-        Err(e) => panic!("hurray-codegen: cannot read {}: {e}", spec_dir.display()),
-    };
-    let Some(spec) = loaded.clean() else {
-        let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
-        panic!(
-            "hurray-codegen: the spec in {} has errors; run `cargo run --bin hurray-spec -- check`\n{text}",
-            spec_dir.display()
-        );
-    };
-    let code = crate::emit::rust::runtime(spec);
-    let out =
-        PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"))
-            .join(file);
-    if let Err(e) = write_if_changed(&out, &code) {
-        panic!("hurray-codegen: cannot write {}: {e}", out.display());
-    }
+/// For a build script: generate the runtime from a spec tree in memory (the tables
+/// `hurray-spec-tables` embeds: `(path relative to root, text)` pairs), fail the build with
+/// the rendered diagnostics if the spec has errors, and write the code to `$OUT_DIR/<file>`.
+///
+/// The tables reach the build script as a build dependency, so cargo reruns it whenever they
+/// change; the script itself need only print `cargo:rerun-if-changed=build.rs`.
+pub fn generate_runtime(root: &Path, files: &[(&str, &str)], file: &str) {
+    let loaded = crate::load_files(root, files);
+    let what = format!("the spec in {}", root.display());
+    write_runtime(&loaded, &what, &out_dir().join(file));
 }
 
-/// `cargo:rerun-if-changed` for the spec directory and every file in it.
-pub fn emit_rerun(spec_dir: &Path) {
-    println!("cargo:rerun-if-changed={}", spec_dir.display());
-    if let Ok(files) = crate::load::spec_files(spec_dir) {
-        for f in files {
-            println!("cargo:rerun-if-changed={}", f.display());
-        }
-    }
-    for sub in ["tags", "flags", "structures", "rules"] {
-        println!("cargo:rerun-if-changed={}", spec_dir.join(sub).display());
-    }
-}
-
-/// For a build script: generate a runtime from `spec_dir` with the overlay `edit_toml`
-/// applied (the second runtimes of the evolvability tests).
-pub fn generate_runtime_with_overlay(spec_dir: &Path, edit_toml: &Path, file: &str) {
+/// For a build script: generate a runtime from a spec tree in memory with the overlay
+/// `edit_toml` applied (the second runtimes of the evolvability tests). The tree is written
+/// under `$OUT_DIR/overlay`, overlaid there, and checked against its release records.
+pub fn generate_runtime_with_overlay(
+    root: &Path,
+    files: &[(&str, &str)],
+    edit_toml: &Path,
+    file: &str,
+) {
     println!("cargo:rerun-if-changed={}", edit_toml.display());
-    emit_rerun(spec_dir);
-    let out =
-        PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));
-    let (_, tree) = match crate::overlay::materialize(spec_dir, edit_toml, &out.join("overlay")) {
+    let work = out_dir().join("overlay");
+    let base = work.join("base");
+    if let Err(e) = write_tree(&base, files) {
+        panic!(
+            "hurray-codegen: cannot write the spec tree of {} to {}: {e}",
+            root.display(),
+            base.display()
+        );
+    }
+    let (_, tree) = match crate::overlay::materialize(&base, edit_toml, &work) {
         Ok(x) => x,
         Err(e) => panic!("hurray-codegen: cannot apply {}: {e}", edit_toml.display()),
     };
@@ -71,15 +58,43 @@ pub fn generate_runtime_with_overlay(spec_dir: &Path, edit_toml: &Path, file: &s
         Ok(l) => l,
         Err(e) => panic!("hurray-codegen: cannot read {}: {e}", tree.display()),
     };
+    let what = format!(
+        "the spec in {} overlaid with {}",
+        root.display(),
+        edit_toml.display()
+    );
+    write_runtime(&loaded, &what, &out_dir().join(file));
+}
+
+fn out_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"))
+}
+
+/// Write `files` (`(path relative to dir, text)`) as a fresh directory tree at `dir`.
+fn write_tree(dir: &Path, files: &[(&str, &str)]) -> std::io::Result<()> {
+    if dir.exists() {
+        fs::remove_dir_all(dir)?;
+    }
+    for (relative, text) in files {
+        let path = dir.join(relative);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(path, text)?;
+    }
+    Ok(())
+}
+
+/// Emit the runtime code of a loaded spec to `out`, or fail the build with its diagnostics.
+fn write_runtime(loaded: &crate::Loaded, what: &str, out: &Path) {
     let Some(spec) = loaded.clean() else {
         let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
         panic!(
-            "hurray-codegen: the overlaid spec {} has errors\n{text}",
-            tree.display()
+            "hurray-codegen: {what} has errors; run `cargo run --bin hurray-spec -- check`\n{text}"
         );
     };
     let code = crate::emit::rust::runtime(spec);
-    if let Err(e) = write_if_changed(&out.join(file), &code) {
-        panic!("hurray-codegen: cannot write {file}: {e}");
+    if let Err(e) = write_if_changed(out, &code) {
+        panic!("hurray-codegen: cannot write {}: {e}", out.display());
     }
 }

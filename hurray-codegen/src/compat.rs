@@ -9,7 +9,6 @@
 //! for every cell with a runtime generated from the same spec and assert the verdict.
 
 use crate::model::*;
-use crate::validate::{dispatch_bound, variants};
 
 /// What a version added.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,7 +36,7 @@ impl Change {
             Change::FlagBit { gates: Some(_), .. } => "new flag-gated section",
             Change::FlagBit { gates: None, .. } => "new flag bit",
             Change::AppendedField { .. } => "appended trailing field",
-            Change::TagValue { space, .. } if spec.sp(*space).name == "scheme" => "new scheme",
+            Change::TagValue { space, .. } if *space == spec.roles.scheme => "new scheme",
             Change::TagValue { .. } => "new tag value",
         }
     }
@@ -118,21 +117,21 @@ pub fn versions(axis: &Axis) -> Vec<Version> {
 /// Everything added after its axis's initial version, in spec order.
 pub fn items(spec: &Spec) -> Vec<Item> {
     let mut out = Vec::new();
-    for (fi, fs) in spec.flag_sets.iter().enumerate() {
+    for (fi, flag_set) in spec.flag_sets.iter().enumerate() {
         let id = FlagSetId(fi as u32);
-        for b in &fs.bits {
-            if b.since <= spec.ax(fs.axis).initial {
+        for b in &flag_set.bits {
+            if b.since <= spec.axis(flag_set.axis).initial {
                 continue;
             }
             out.push(Item {
-                axis: fs.axis,
+                axis: flag_set.axis,
                 since: b.since,
                 change: Change::FlagBit {
                     set: id,
                     bit: b.bit,
                     gates: gated_field(spec, id, b.bit),
                 },
-                name: format!("{}.{}", fs.name, b.name),
+                name: format!("{}.{}", flag_set.name, b.name),
             });
         }
     }
@@ -161,19 +160,19 @@ pub fn items(spec: &Spec) -> Vec<Item> {
             });
         }
     }
-    for (pi, sp) in spec.spaces.iter().enumerate() {
-        for t in &sp.tags {
-            if t.since <= spec.ax(sp.axis).initial {
+    for (pi, tag_space) in spec.spaces.iter().enumerate() {
+        for t in &tag_space.tags {
+            if t.since <= spec.axis(tag_space.axis).initial {
                 continue;
             }
             out.push(Item {
-                axis: sp.axis,
+                axis: tag_space.axis,
                 since: t.since,
                 change: Change::TagValue {
                     space: SpaceId(pi as u32),
                     value: t.value,
                 },
-                name: format!("{}.{}", sp.name, t.name),
+                name: format!("{}.{}", tag_space.name, t.name),
             });
         }
     }
@@ -186,7 +185,7 @@ fn gated_field(spec: &Spec, set: FlagSetId, bit: u32) -> Option<(StructId, usize
         s.fields
             .iter()
             .position(|f| match &f.presence {
-                Presence::If(Condition::HasBit(_, fs, b)) => *fs == set && *b == bit,
+                Presence::If(Condition::HasBit(_, flag_set, b)) => *flag_set == set && *b == bit,
                 _ => false,
             })
             .map(|fi| (StructId(si as u32), fi))
@@ -205,13 +204,13 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
             false,
             true,
         ) => Verdict::Defaults {
-            field: spec.s(*structure).fields[*field].name.clone(),
+            field: spec.structure(*structure).fields[*field].name.clone(),
         },
         (_, false, _) | (_, true, true) => Verdict::Accept,
         (Change::AppendedField { structure, .. }, true, false) => {
             // W4: the data carries every field appended up to its version.
             let bytes = spec
-                .s(*structure)
+                .structure(*structure)
                 .fields
                 .iter()
                 .filter(|f| f.since > reader && f.since <= data && f.presence == Presence::Always)
@@ -221,11 +220,11 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
             Verdict::Skips { bytes }
         }
         (Change::FlagBit { set, .. }, true, false) => {
-            by_action(spec, spec.fs(*set).rule, mode, true)
+            by_action(spec, spec.flag_set(*set).rule, mode, true)
         }
         (Change::TagValue { space, .. }, true, false) => {
-            let sp = spec.sp(*space);
-            let rule = sp.reject.unknown;
+            let tag_space = spec.space(*space);
+            let rule = tag_space.reject.unknown;
             // A dispatching space whose variants are not length-prefixed cannot be skipped.
             let dispatches = spec.structures.iter().any(|s| {
                 s.fields
@@ -233,14 +232,14 @@ pub fn verdict(spec: &Spec, item: &Item, reader: Version, data: Version, mode: M
                     .any(|f| matches!(&f.ty, FieldType::Dispatch { space: d, .. } if d == space))
             });
             let skippable = !dispatches
-                || (!variants(spec, *space).is_empty() && dispatch_bound(spec, *space).is_some());
+                || (!spec.variants(*space).is_empty() && spec.dispatch_bound(*space).is_some());
             by_action(spec, rule, mode, skippable)
         }
     }
 }
 
 fn by_action(spec: &Spec, rule: RuleId, mode: Mode, skippable: bool) -> Verdict {
-    match (spec.r(rule).action, mode) {
+    match (spec.rule(rule).action, mode) {
         (Action::Strict | Action::Validate, Mode::Permissive) if skippable => {
             Verdict::Opaque { rule }
         }
@@ -254,7 +253,7 @@ pub fn matrix(spec: &Spec) -> Matrix {
     let items = items(spec);
     let mut cells = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let vs = versions(spec.ax(item.axis));
+        let vs = versions(spec.axis(item.axis));
         for &reader in &vs {
             for &data in &vs {
                 for mode in [Mode::Strict, Mode::Permissive] {
@@ -278,7 +277,7 @@ pub fn matrix(spec: &Spec) -> Matrix {
         majors.push(MajorCell {
             axis: AxisId(ai as u32),
             reader,
-            data: Version::new(reader.major + 1, 0),
+            data: Version::new(reader.major.saturating_add(1), 0),
             verdict: Verdict::Reject { rule: too_high },
         });
         majors.push(MajorCell {

@@ -1,30 +1,12 @@
 //! Diagnostics: what every check reports, collected (never first-error-wins) and rendered
 //! as rustc-style snippets, JSON, SARIF 2.1.0 or GitHub workflow annotations.
 
-use std::fmt::Write as _;
-
 use serde_json::{Value, json};
 
+pub use crate::lints::Level;
 use crate::lints::Lint;
+pub use crate::render::hex;
 use crate::source::{SourceMap, Span};
-
-/// How serious a diagnostic is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    Note,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Note => "note",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
 
 /// A concrete byte sequence that two readings interpret differently (issue: byte witness).
 #[derive(Clone, Debug, PartialEq)]
@@ -62,26 +44,16 @@ impl Witness {
             .max()
             .unwrap_or(0)
             .max(self.old_label.len());
-        let _ = writeln!(
-            out,
-            "  {:w0$}  {:w1$}  {}",
+        out.push_str(&format!(
+            "  {:w0$}  {:w1$}  {}\n",
             "bytes", self.old_label, self.new_label
-        );
+        ));
         for (b, o, n) in &self.rows {
             let mark = if o == n { " " } else { "≠" };
-            let _ = writeln!(out, "  {b:w0$}  {o:w1$}{mark} {n}");
+            out.push_str(&format!("  {b:w0$}  {o:w1$}{mark} {n}\n"));
         }
         out
     }
-}
-
-/// Lowercase hex, two digits a byte, space separated.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// One finding.
@@ -268,15 +240,18 @@ fn render_human(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             .with_notes(notes);
         match term::emit_into_string(&config, &files, &cd) {
             Ok(s) => out.push_str(&s),
-            Err(_) => {
-                let _ = writeln!(out, "{}[{}]: {}", d.level.as_str(), d.lint.id, d.message);
-            }
+            Err(_) => out.push_str(&format!(
+                "{}[{}]: {}\n",
+                d.level.as_str(),
+                d.lint.id,
+                d.message
+            )),
         }
     }
     let errors = diags.iter().filter(|d| d.level == Level::Error).count();
     let warnings = diags.iter().filter(|d| d.level == Level::Warning).count();
     if errors + warnings > 0 {
-        let _ = writeln!(out, "{errors} error(s), {warnings} warning(s)");
+        out.push_str(&format!("{errors} error(s), {warnings} warning(s)\n"));
     }
     out
 }
@@ -390,7 +365,11 @@ fn render_github(sources: &SourceMap, diags: &[Diagnostic]) -> String {
             msg.push_str("\nhelp: ");
             msg.push_str(h);
         }
-        let _ = writeln!(out, "::{kind} {}::{}", props.join(","), escape_data(&msg));
+        out.push_str(&format!(
+            "::{kind} {}::{}\n",
+            props.join(","),
+            escape_data(&msg)
+        ));
     }
     out
 }

@@ -28,7 +28,7 @@ pub fn compute(spec: &mut Spec, diags: &mut Diagnostics) {
                 None => Position::Sequential,
             };
             f.size = size.clone();
-            if let Some((decl, sp)) = &f.declared_offset {
+            if let Some((decl, location)) = &f.declared_offset {
                 match &pos {
                     Some(p) if p == decl => {}
                     Some(p) => {
@@ -39,12 +39,12 @@ pub fn compute(spec: &mut Spec, diags: &mut Diagnostics) {
                             None => (&lints::OFFSET_GAP, "disagrees with the fields before it".to_string()),
                         };
                         diags.push(
-                            Diagnostic::new(lint, Some(*sp), format!("`{}` is declared at offset {decl}, which {what}", f.name))
+                            Diagnostic::new(lint, Some(*location), format!("`{}` is declared at offset {decl}, which {what}", f.name))
                                 .help(format!("the fields before it end at {p}: declare `offset = \"{p}\"` or fix the sizes before it")),
                         );
                     }
                     None => diags.push(
-                        Diagnostic::new(&lints::OFFSET_GAP, Some(*sp), format!("`{}` follows a part whose size depends on data, so it has no fixed offset", f.name))
+                        Diagnostic::new(&lints::OFFSET_GAP, Some(*location), format!("`{}` follows a part whose size depends on data, so it has no fixed offset", f.name))
                             .help("remove `offset`: the field's position is after the part before it"),
                     ),
                 }
@@ -90,8 +90,8 @@ fn field_size(
     let elem = match &f.ty {
         FieldType::Prim(p) => Affine::constant(p.size() as i64),
         FieldType::Bytes | FieldType::Utf8 => Affine::constant(1),
-        FieldType::Tag(sp) => Affine::constant(spec.sp(*sp).width.bytes() as i64),
-        FieldType::Flags(fs) => Affine::constant(spec.fs(*fs).width.bytes() as i64),
+        FieldType::Tag(space) => Affine::constant(spec.space(*space).width.bytes() as i64),
+        FieldType::Flags(set) => Affine::constant(spec.flag_set(*set).width.bytes() as i64),
         // A nested structure's params are bound by name in the enclosing scope, so its size
         // expression carries over unchanged.
         FieldType::Struct(id) => memo[id.index()].clone().flatten()?,
@@ -119,7 +119,7 @@ fn struct_size(
         return None;
     }
     in_progress[id.index()] = true;
-    let s = spec.s(id);
+    let s = spec.structure(id);
     let mut total = Some(Affine::constant(0));
     for f in &s.fields {
         if let FieldType::Struct(inner) = f.ty {

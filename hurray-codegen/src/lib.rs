@@ -2,11 +2,15 @@
 //! against the released history, and emits Rust code and Markdown tables.
 //!
 //! Phases: TOML ([`load`]) → raw serde mirror with spans ([`raw`]) → typed model
-//! ([`lower`], [`layout`]) → checks that collect every diagnostic ([`validate`]) → emitters
-//! that cannot fail ([`emit`]). Writing files happens at the edge ([`build`]).
+//! ([`lower`], then [`layout`] and [`analysis`] fill in positions, sizes and shapes) → checks
+//! that collect every diagnostic ([`validate`]) → emitters that only read the model and cannot
+//! fail ([`emit`], with every text rendering in [`render`]). Writing files happens at the edge
+//! ([`build`]).
 
 pub mod amend;
+pub mod analysis;
 pub mod build;
+pub mod catalogue;
 pub mod compat;
 pub mod diag;
 pub mod emit;
@@ -17,8 +21,12 @@ pub mod lower;
 pub mod model;
 pub mod overlay;
 pub mod raw;
+pub mod render;
 pub mod source;
 pub mod validate;
+
+/// The one version type of the Hurray tools, re-exported for the derive.
+pub use hurray_version as version;
 
 use std::path::Path;
 
@@ -52,6 +60,25 @@ pub fn load(dir: &Path) -> std::io::Result<Loaded> {
     let mut diags = Diagnostics::default();
     let raw = load::load_dir(dir, &mut sources, &mut diags)?;
     Ok(finish(raw, sources, diags))
+}
+
+/// Load, lower, lay out and validate a spec tree already in memory, such as the tables
+/// `hurray-spec-tables` embeds: `files` are `(path relative to root, text)` pairs, `root` the
+/// directory they came from (diagnostics name files under it). Release records and
+/// migrations among `files` are ignored, as [`load`] ignores them.
+pub fn load_files<'a>(
+    root: impl AsRef<Path>,
+    files: impl IntoIterator<Item = &'a (&'a str, &'a str)>,
+) -> Loaded {
+    let mut sources = SourceMap::default();
+    let mut diags = Diagnostics::default();
+    let raw = load::load_memory(
+        root.as_ref(),
+        files.into_iter().copied(),
+        &mut sources,
+        &mut diags,
+    );
+    finish(raw, sources, diags)
 }
 
 /// `hurray-spec check`: load and validate a spec directory; with `against`, also compare it
@@ -104,6 +131,7 @@ pub fn finish(raw: load::RawSpec, sources: SourceMap, mut diags: Diagnostics) ->
     };
     let spec = spec.map(|mut s| {
         layout::compute(&mut s, &mut diags);
+        analysis::analyse(&mut s);
         validate::validate(&s, &mut diags);
         s
     });

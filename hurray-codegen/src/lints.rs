@@ -1,7 +1,23 @@
 //! The registry of every lint `hurray-spec check` can report: a stable id, the rule it
 //! enforces, its level, and a one-line summary (`hurray-spec lints` prints this table).
 
-use crate::diag::Level;
+/// How serious a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    Note,
+    Warning,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Note => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
 
 /// One lint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,11 +20,14 @@ pub struct RawSpec {
     pub resolutions: Option<(FileId, raw::ResolutionsFile)>,
 }
 
+/// The folders of a spec directory whose every `*.toml` file is a table, in reading order.
+pub const TABLE_DIRS: [&str; 4] = ["tags", "flags", "structures", "rules"];
+
 /// The TOML files of a spec directory, in a stable order. Release records and migrations
 /// are read by the amendment checker, not here.
 pub fn spec_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = vec![dir.join("spec.toml")];
-    for sub in ["tags", "flags", "structures", "rules"] {
+    for sub in TABLE_DIRS {
         let d = dir.join(sub);
         if d.is_dir() {
             let mut v: Vec<PathBuf> = fs::read_dir(&d)?
@@ -63,6 +66,59 @@ pub fn load_dir(
         files.push((display_path(&path), rel, path, text));
     }
     Ok(load_texts(files, sources, diags))
+}
+
+/// Where a file of a spec tree, given by its path relative to the tree's root with `/`
+/// separators, comes in [`spec_files`]'s order; `None` for a file it does not read.
+fn reading_rank(relative: &str) -> Option<usize> {
+    match relative.split('/').collect::<Vec<_>>()[..] {
+        ["spec.toml"] => Some(0),
+        [dir, name] if name.ends_with(".toml") => {
+            TABLE_DIRS.iter().position(|d| *d == dir).map(|i| i + 1)
+        }
+        ["resolutions.toml"] => Some(TABLE_DIRS.len() + 1),
+        _ => None,
+    }
+}
+
+/// Load a spec tree already in memory (for example embedded in a crate): `files` are
+/// `(path relative to root with '/' separators, text)` pairs. The files [`spec_files`] would
+/// read are read in its order; others (release records, migrations) are left out.
+/// Diagnostics name each file as `root` joined with its path.
+pub fn load_memory<'a>(
+    root: &Path,
+    files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) -> RawSpec {
+    let mut picked: Vec<(usize, &str, &str)> = files
+        .into_iter()
+        .filter_map(|(relative, text)| reading_rank(relative).map(|r| (r, relative, text)))
+        .collect();
+    picked.sort();
+    if picked.first().is_none_or(|(rank, _, _)| *rank != 0) {
+        diags.push(
+            Diagnostic::new(
+                &lints::TOML_SYNTAX,
+                None,
+                format!("the spec tree at {} has no spec.toml", root.display()),
+            )
+            .help("a spec tree holds spec.toml at its root; spec/README.md is the legend"),
+        );
+    }
+    let files = picked
+        .into_iter()
+        .map(|(_, relative, text)| {
+            let full = root.join(relative);
+            (
+                display_path(&full),
+                PathBuf::from(relative),
+                full,
+                text.to_owned(),
+            )
+        })
+        .collect();
+    load_texts(files, sources, diags)
 }
 
 /// Parse already-read files. Each entry is `(display, path relative to the spec dir, full path, text)`.

@@ -15,6 +15,8 @@ pub type S<T> = Spanned<T>;
 #[serde(deny_unknown_fields)]
 pub struct SpecFile {
     pub spec: S<SpecMeta>,
+    /// `[roles]`: the space that plays each role the tools give meaning to (role → space name).
+    pub roles: S<BTreeMap<String, S<String>>>,
     #[serde(default)]
     pub axis: Vec<S<Axis>>,
 }
@@ -86,7 +88,10 @@ pub struct Range {
     pub kind: S<String>,
     pub tier: Option<S<i64>>,
     pub structure: Option<S<String>>,
+    /// (device) memory classes valid on a private device.
     pub memory_classes: Option<S<Vec<S<String>>>>,
+    /// (layout) the rule rank 0 breaks under a private layout.
+    pub scalar_rule: Option<S<String>>,
     pub note: Option<S<String>>,
 }
 
@@ -103,6 +108,7 @@ pub struct Tag {
     pub structure: Option<S<String>>,
     pub tier: Option<S<i64>>,
     pub resolution: Option<S<toml::Value>>,
+    // The attributes of the space's role, each read by that role's decoder (lower/attributes.rs).
     // element_type
     pub bits: Option<S<i64>>,
     pub kind: Option<S<String>>,
@@ -114,6 +120,8 @@ pub struct Tag {
     pub rank: Option<S<Vec<S<i64>>>>,
     pub buffers: Option<S<String>>,
     pub byte_offset: Option<S<String>>,
+    pub rank_rule: Option<S<String>>,
+    pub scalar_rule: Option<S<String>>,
     // device
     pub memory_classes: Option<S<Vec<S<String>>>>,
     // scheme
@@ -222,6 +230,9 @@ pub struct Field {
     pub present_if: Option<S<Condition>>,
     pub check: Option<S<toml::Value>>,
     pub reserved: Option<S<bool>>,
+    /// For an integer field: the earlier tag field whose value's flag set gives its bits
+    /// meaning (a scheme's flags in the shared quantization header).
+    pub flags_of: Option<S<String>>,
     pub rule: Option<S<String>>,
     pub resolution: Option<S<toml::Value>>,
     pub title: Option<S<String>>,
@@ -325,6 +336,17 @@ pub struct Rule {
     pub action: S<String>,
     pub enforced_by: S<String>,
     pub resolution: Option<S<toml::Value>>,
+    /// Ids the seeds give the rule (`CD3`, `W1`), when it restates one of theirs.
+    #[serde(default)]
+    pub seed: Vec<S<String>>,
+    /// What else enforces the rule, beside `enforced_by`.
+    #[serde(default)]
+    pub also_enforced_by: Vec<S<String>>,
+    /// Amendment lints that enforce the rule, beside those the lint registry files under it.
+    #[serde(default)]
+    pub lints: Vec<S<String>>,
+    /// Why no software can enforce or observe the rule (with `enforced_by = "none"`).
+    pub unenforceable: Option<S<String>>,
 }
 
 /// `resolutions.toml`.

@@ -3,23 +3,16 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
+
+use crate::ctxt::Ctxt;
 use syn::{
     Attribute, Data, DeriveInput, Expr, ExprLit, Fields, Ident, Lit, LitStr, Type, Visibility,
 };
 
+use hurray_codegen::version::AxisStyle;
 /// A version as the attributes write it: `"1.1"`, or an integer `2` (a scheme-style version
-/// `1.2`, the scheme_version byte being the minor, RES-6).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Version {
-    pub major: u8,
-    pub minor: u8,
-}
-
-impl std::fmt::Display for Version {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
+/// `1.2`, the scheme_version byte being the minor, RES-6). The one version type of the tools.
+pub use hurray_codegen::version::Version;
 
 pub struct Section {
     pub ident: Ident,
@@ -59,51 +52,30 @@ fn version(e: &Expr) -> syn::Result<Version> {
     match e {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => {
-            let v = s.value();
-            let (a, b) = v.split_once('.').ok_or_else(bad)?;
-            Ok(Version {
-                major: a.parse().map_err(|_| bad())?,
-                minor: b.parse().map_err(|_| bad())?,
-            })
-        }
+        }) => AxisStyle::MajorMinor.parse(&s.value()).map_err(|_| bad()),
         Expr::Lit(ExprLit {
             lit: Lit::Int(i), ..
-        }) => Ok(Version {
-            major: 1,
-            minor: i.base10_parse().map_err(|_| bad())?,
-        }),
+        }) => AxisStyle::Scheme
+            .parse(i.base10_digits())
+            .map_err(|_| bad()),
         _ => Err(bad()),
     }
 }
 
-fn errors(list: Vec<syn::Error>) -> syn::Result<()> {
-    let mut it = list.into_iter();
-    match it.next() {
-        None => Ok(()),
-        Some(mut first) => {
-            for e in it {
-                first.combine(e);
-            }
-            Err(first)
-        }
-    }
-}
-
-/// Parse the derive input; every problem is collected.
-pub fn parse(input: &DeriveInput) -> syn::Result<Section> {
-    let mut errs = Vec::new();
+/// Parse the derive input, recording every problem in `cx`. `None` when the input is not a
+/// struct with named fields.
+pub fn parse(cx: &Ctxt, input: &DeriveInput) -> Option<Section> {
     if !input.generics.params.is_empty() {
-        errs.push(syn::Error::new(
+        cx.error_at(
             input.generics.span(),
             "HurraySection takes no generic parameters: a section's layout is fixed",
-        ));
+        );
     }
     let mut s = Section {
         ident: input.ident.clone(),
         vis: input.vis.clone(),
         length_prefixed: false,
-        base: Version { major: 1, minor: 0 },
+        base: Version::new(1, 0),
         spec: None,
         spec_dir: None,
         krate: None,
@@ -129,42 +101,36 @@ pub fn parse(input: &DeriveInput) -> syn::Result<Section> {
             Ok(())
         });
         if let Err(e) = r {
-            errs.push(e);
+            cx.syn_error(e);
         }
     }
-    match &input.data {
+    let named = match &input.data {
         Data::Struct(d) => match &d.fields {
-            Fields::Named(named) => {
-                for f in &named.named {
-                    match field(f) {
-                        Ok(fd) => s.fields.push(fd),
-                        Err(e) => errs.push(e),
-                    }
-                }
-            }
-            _ => errs.push(syn::Error::new(
-                input.ident.span(),
-                "HurraySection needs a struct with named fields",
-            )),
+            Fields::Named(named) => Some(named),
+            _ => None,
         },
-        _ => errs.push(syn::Error::new(
+        _ => None,
+    };
+    let Some(named) = named else {
+        cx.error_at(
             input.ident.span(),
             "HurraySection needs a struct with named fields",
-        )),
-    }
-    errors(errs)?;
-    Ok(s)
+        );
+        return None;
+    };
+    s.fields = named.named.iter().map(|f| field(cx, f)).collect();
+    Some(s)
 }
 
 fn hurray_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
     attrs.iter().filter(|a| a.path().is_ident("hurray"))
 }
 
-fn field(f: &syn::Field) -> syn::Result<FieldDef> {
+fn field(cx: &Ctxt, f: &syn::Field) -> FieldDef {
     let ident = f
         .ident
         .clone()
-        .ok_or_else(|| syn::Error::new(f.span(), "a section field needs a name"))?;
+        .expect("the fields of a struct with named fields have names");
     let span = ident.span();
     let mut fd = FieldDef {
         ident,
@@ -175,7 +141,6 @@ fn field(f: &syn::Field) -> syn::Result<FieldDef> {
         reserved: false,
         span,
     };
-    let mut errs = Vec::new();
     for attr in hurray_attrs(&f.attrs) {
         let r = attr.parse_nested_meta(|m| {
             if m.path.is_ident("since") {
@@ -194,9 +159,8 @@ fn field(f: &syn::Field) -> syn::Result<FieldDef> {
             Ok(())
         });
         if let Err(e) = r {
-            errs.push(e);
+            cx.syn_error(e);
         }
     }
-    errors(errs)?;
-    Ok(fd)
+    fd
 }

@@ -95,18 +95,26 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
             ));
         }
     }
-    // Defaults: typed by the field (S4).
+    // Defaults (S4): each documented default is a constant of the field's own type, so a
+    // default of another type is reported once, at the default itself.
     let mut defaults = Vec::new();
+    let mut default_consts = Vec::new();
     for (i, f) in s.fields.iter().enumerate() {
         let t = tys[i];
-        let c = format_ident!("DEFAULT_{}", name_strs[i].to_shouty_snake_case());
-        let e = match (&f.default, f.reserved) {
-            (Some(d), _) => quote!(__h::default_of::<#t, _>(#d)),
-            (None, _) => {
+        let e = match &f.default {
+            Some(d) => {
+                let c = format_ident!("DEFAULT_{}", name_strs[i].to_shouty_snake_case());
+                let doc = format!(
+                    " The documented default of `{}` (S4): what readers of data older than {} see (R4).",
+                    name_strs[i], sinces[i]
+                );
+                default_consts.push(quote!(#[doc = #doc] pub const #c: #t = #d;));
+                quote!(#ident::#c)
+            }
+            None => {
                 quote!(<#t as __h::WireField>::read_le(&[0u8; <#t as __h::WireField>::SIZE]))
             }
         };
-        let _ = c;
         defaults.push(e);
     }
 
@@ -145,7 +153,7 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
         } else {
             let check = if f.reserved {
                 quote! {
-                    if !__h::WireField::is_zero(&#n) {
+                    if !<#t as __h::WireField>::is_zero(&#n) {
                         return Err(__h::Error::new(__h::Rule::Sec1, #ident::#o as u64, format!("reserved field `{}` of `{}` is not zero", #ns, stringify!(#ident))));
                     }
                 }
@@ -175,10 +183,10 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
             let sv = version(sinces[i]);
             let d = &defaults[i];
             if f.reserved {
-                quote!(if #sv <= v { __h::WireField::write_le(&(#d), out); })
+                quote!(if #sv <= v { <#t as __h::WireField>::write_le(&(#d), out); })
             } else {
                 let _: &_ = t;
-                quote!(if #sv <= v { __h::WireField::write_le(&self.#n, out); })
+                quote!(if #sv <= v { <#t as __h::WireField>::write_le(&self.#n, out); })
             }
         })
         .collect();
@@ -190,7 +198,7 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
         .map(|(i, _)| {
             let (n, t, d) = (&names[i], tys[i], &defaults[i]);
             let sv = version(sinces[i]);
-            quote!(if __h::differs::<#t>(&self.#n, &(#d)) && need < #sv { need = #sv; })
+            quote!(if __h::differs(&self.#n, &#d, <#t as __h::WireField>::write_le) && need < #sv { need = #sv; })
         })
         .collect();
     let fixed_wire = if prefixed {
@@ -204,7 +212,7 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
                     #ident { #(#names,)* }
                 }
                 fn write_le(&self, out: &mut Vec<u8>) {
-                    #(__h::WireField::write_le(&self.#names, out);)*
+                    #(<#tys as __h::WireField>::write_le(&self.#names, out);)*
                 }
             }
         }
@@ -226,6 +234,7 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
             #[allow(dead_code)]
             impl #ident {
                 #(#offset_consts)*
+                #(#default_consts)*
                 /// Encoded size at the newest version.
                 pub const SIZE: usize = #size;
             }

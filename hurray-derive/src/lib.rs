@@ -10,15 +10,20 @@
 //!   Without it the section is fixed and nothing may ever be appended (S6).
 //! - `#[hurray(base = "1.0")]`: the section's first version (default `"1.0"`). Versions are
 //!   `"MAJOR.MINOR"`, or an integer for a scheme-style version (`2` is `1.2`, RES-6).
-//! - `#[hurray(spec = "<structure>")]`: link to a structure of `spec/` (found above
-//!   `CARGO_MANIFEST_DIR`, or at `#[hurray(spec_dir = "<path>")]`); the derive reads the spec at
-//!   compile time and refuses a struct whose fields, types, since, defaults or offsets differ.
+//! - `#[hurray(spec = "<structure>")]`: link to a structure of the spec; the derive compares
+//!   the struct with it at compile time and refuses a struct whose framing, fields, types,
+//!   since, defaults or offsets differ. The spec is the one `hurray-runtime` is generated from
+//!   (the tables the `hurray-spec-tables` crate embeds), so this works from any crate.
+//! - `#[hurray(spec_dir = "<path>")]`: with `spec`, check against a draft spec tree instead
+//!   (a path relative to the crate's `Cargo.toml`), for a spec editor trying an amendment.
 //! - `#[hurray(crate = "<path>")]`: where `hurray-runtime` is, when the manifest does not say
 //!   (a renamed dependency is found on its own).
 //!
 //! On a field:
-//! - `#[hurray(since = "1.1", default = <expr>)]`: a field appended in a later version, with
-//!   the value readers of older data see (S4). Fields without `since` belong to the base.
+//! - `#[hurray(since = "1.1", default = <expr>)]`: a field appended in a later version of the
+//!   section's major (CD3), with the value readers of older data see (S4): a constant
+//!   expression of the field's type, emitted as `DEFAULT_<FIELD>`. Fields without `since`
+//!   belong to the base.
 //! - `#[hurray(offset = <bytes>)]`: the field's offset, checked at compile time.
 //! - `#[hurray(reserved)]`: must be zero; writers emit zero, readers reject anything else.
 //!
@@ -29,8 +34,8 @@
 //! # What it generates
 //!
 //! `impl Section` (read with R4 defaults and RES-7 surplus rules, write whole fields at a
-//! version with W4, the lowest version covering what is written with W1/W2), `OFFSET_*` and
-//! `SIZE` constants, `Section::VERSIONS` (the size at each version), and a borrowed
+//! version with W4, the lowest version covering what is written with W1/W2), `OFFSET_*`,
+//! `DEFAULT_*` and `SIZE` constants, `Section::VERSIONS` (the size at each version), and a borrowed
 //! `<Name>View<'a>` with fixed-offset accessors: plain values for base fields,
 //! `Field::Read`/`Field::Defaulted` for appended ones.
 //!
@@ -87,6 +92,7 @@
 //! See `tests/private_scheme.rs` for the whole round trip through a descriptor.
 
 mod ast;
+mod ctxt;
 mod expand;
 mod spec_link;
 mod valid;
@@ -102,11 +108,24 @@ pub fn derive_hurray_section(input: TokenStream) -> TokenStream {
         .into()
 }
 
-/// The whole pipeline on tokens (also used by the expansion snapshot tests).
+/// The whole pipeline on tokens (also used by the expansion snapshot tests). Every phase
+/// reports into one context; each runs on what the phases before it found sound, so one
+/// mistake is reported once: attributes are validated once they parse, and the spec link
+/// compares a section that is valid by itself.
 fn expand_tokens(input: &syn::DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
-    let section = ast::parse(input)?;
-    valid::validate(&section)?;
-    let spec_checks = spec_link::check(&section)?;
+    let cx = ctxt::Ctxt::new();
+    let section = ast::parse(&cx, input);
+    let mut spec_checks = proc_macro2::TokenStream::new();
+    if let Some(section) = &section
+        && !cx.has_errors()
+    {
+        valid::validate(&cx, section);
+        if !cx.has_errors() {
+            spec_checks = spec_link::check(&cx, section);
+        }
+    }
+    cx.check()?;
+    let section = section.expect("a section is parsed whenever no error is reported");
     Ok(expand::expand(&section, spec_checks))
 }
 

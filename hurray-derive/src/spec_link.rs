@@ -1,26 +1,75 @@
-//! `#[hurray(spec = "<structure>")]`: the derive reads the spec tables at compile time and
-//! refuses a struct whose fields, types, since or defaults differ from the TOML structure, so
-//! Rust and TOML cannot drift. Offsets become const assertions (sizes are the compiler's).
+//! `#[hurray(spec = "<structure>")]`: the derive compares the struct with the spec's structure
+//! at compile time (the tables `hurray-spec-tables` embeds, or a draft tree at
+//! `#[hurray(spec_dir = "<path>")]`) and refuses a struct whose framing, fields, types, since
+//! or defaults differ, so Rust and TOML cannot drift. Offsets and default values become const
+//! assertions (sizes and values are the compiler's).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use heck::{ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::{Literal, TokenStream};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
-use crate::ast::{Section, Version};
-use hurray_codegen::amend::snapshot;
-use hurray_codegen::model::{DefaultValue, Field, FieldType, Framing, Position, Spec, Structure};
+use crate::ast::Section;
+use crate::ctxt::Ctxt;
+use hurray_codegen::Loaded;
+use hurray_codegen::model::{DefaultValue, Field, FieldType, Position, Spec, Structure};
+use hurray_codegen::render;
 
-fn spec_dir(s: &Section) -> Option<PathBuf> {
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
-    if let Some(d) = &s.spec_dir {
-        return Some(manifest.join(d.value()));
+/// The spec tables `hurray-spec-tables` embeds, loaded once per compiler session.
+fn embedded() -> &'static Loaded {
+    static EMBEDDED: OnceLock<Loaded> = OnceLock::new();
+    EMBEDDED.get_or_init(|| {
+        hurray_codegen::load_files(hurray_spec_tables::ROOT, hurray_spec_tables::FILES)
+    })
+}
+
+/// A loaded spec: the embedded tables, or a draft tree read from disk.
+enum Source {
+    Embedded(&'static Loaded),
+    Draft(Box<Loaded>, PathBuf),
+}
+
+impl Source {
+    fn loaded(&self) -> &Loaded {
+        match self {
+            Source::Embedded(l) => l,
+            Source::Draft(l, _) => l,
+        }
     }
-    manifest
-        .ancestors()
-        .map(|a| a.join("spec"))
-        .find(|d| d.join("spec.toml").is_file())
+
+    /// Where the spec came from, for messages.
+    fn place(&self) -> String {
+        match self {
+            Source::Embedded(_) => hurray_spec_tables::ROOT.to_owned(),
+            Source::Draft(_, dir) => dir.display().to_string(),
+        }
+    }
+}
+
+/// The spec a linked struct is compared with: the embedded tables, or the draft tree at
+/// `#[hurray(spec_dir = "…")]` (relative to the crate's manifest directory).
+fn load(cx: &Ctxt, s: &Section) -> Option<Source> {
+    let Some(dir) = &s.spec_dir else {
+        return Some(Source::Embedded(embedded()));
+    };
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let path = manifest
+        .as_deref()
+        .unwrap_or(Path::new("."))
+        .join(dir.value());
+    match hurray_codegen::load(&path) {
+        Ok(loaded) => Some(Source::Draft(Box::new(loaded), path)),
+        Err(e) => {
+            cx.error_spanned_by(
+                dir,
+                format!("cannot read the spec tree at {}: {e}", path.display()),
+            );
+            None
+        }
+    }
 }
 
 fn last_segment(ty: &syn::Type) -> Option<(String, Option<String>)> {
@@ -45,144 +94,170 @@ fn type_matches(spec: &Spec, f: &Field, ty: &syn::Type) -> bool {
             text == format!("[u8;{n}]")
         }
         (FieldType::Tag(sp), None) => last_segment(ty).is_some_and(|(s, a)| {
-            s == "TagValue" && a.as_deref() == Some(&spec.sp(*sp).name.to_upper_camel_case())
+            s == "TagValue" && a.as_deref() == Some(&spec.space(*sp).name.to_upper_camel_case())
         }),
-        (FieldType::Flags(fs), None) => {
-            last_segment(ty).is_some_and(|(s, _)| s == spec.fs(*fs).name.to_upper_camel_case())
-        }
-        (FieldType::Struct(id), None) => {
-            last_segment(ty).is_some_and(|(s, _)| s == spec.s(*id).name.to_upper_camel_case())
-        }
+        (FieldType::Flags(fs), None) => last_segment(ty)
+            .is_some_and(|(s, _)| s == spec.flag_set(*fs).name.to_upper_camel_case()),
+        (FieldType::Struct(id), None) => last_segment(ty)
+            .is_some_and(|(s, _)| s == spec.structure(*id).name.to_upper_camel_case()),
         _ => false,
     }
 }
 
-fn toml_type(spec: &Spec, f: &Field) -> String {
-    hurray_codegen::amend::snapshot::type_text(spec, f)
+fn toml_type(spec: &Spec, st: &Structure, f: &Field) -> String {
+    render::field_type(spec, st, f, render::Style::Message)
         + f.count.as_ref().map(|_| " (counted)").unwrap_or_default()
 }
 
-/// Compare the struct with the TOML structure; return the const assertions for offsets and
-/// defaults, or every difference as one error.
-pub fn check(s: &Section) -> syn::Result<TokenStream> {
+/// Compare the struct with the TOML structure it links to, reporting each difference into
+/// `cx` at the most specific span; return the const assertions for offsets and defaults.
+pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
     let Some(lit) = &s.spec else {
-        return Ok(quote!());
+        if let Some(dir) = &s.spec_dir {
+            cx.error_spanned_by(
+                dir,
+                "`spec_dir` names the spec tree a `spec = \"<structure>\"` link is checked against; add `spec`, or remove `spec_dir`",
+            );
+        }
+        return quote!();
+    };
+    let Some(source) = load(cx, s) else {
+        return quote!();
     };
     let name = lit.value();
-    let err = |msg: String| syn::Error::new(lit.span(), msg);
-    let dir = spec_dir(s).ok_or_else(|| err("cannot find the spec directory: no spec/spec.toml above CARGO_MANIFEST_DIR; set #[hurray(spec_dir = \"<path>\")]".into()))?;
-    let loaded = hurray_codegen::load(&dir)
-        .map_err(|e| err(format!("cannot read the spec in {}: {e}", dir.display())))?;
-    let spec = loaded.clean().ok_or_else(|| {
-        err(format!(
-            "the spec in {} has errors; run `hurray-spec check`",
-            dir.display()
-        ))
-    })?;
-    let st: &Structure = spec
-        .structure(&name)
-        .map(|id| spec.s(id))
-        .ok_or_else(|| err(format!("the spec has no structure `{name}`")))?;
-    let axis = spec.ax(st.axis);
-    let v = |x: hurray_codegen::model::Version| Version {
-        major: x.major as u8,
-        minor: x.minor as u8,
+    let place = source.place();
+    let Some(spec) = source.loaded().clean() else {
+        cx.error_spanned_by(
+            lit,
+            format!("the spec in {place} has errors; run `hurray-spec check` to see them"),
+        );
+        return quote!();
     };
-    let mut errs: Vec<String> = Vec::new();
+    let Some(st) = spec.structure_id(&name).map(|id| spec.structure(id)) else {
+        cx.error_spanned_by(
+            lit,
+            format!("the spec in {place} has no structure `{name}`"),
+        );
+        return quote!();
+    };
+    let ident = &s.ident;
+    let message = |detail: String| {
+        format!("`{ident}` does not match spec structure `{name}` ({place}): {detail}")
+    };
+    let differs =
+        |tokens: &dyn ToTokens, detail: String| cx.error_spanned_by(tokens, message(detail));
+    let axis = spec.axis(st.axis);
     if s.length_prefixed != st.framing.is_length_prefixed() {
-        errs.push(format!(
-            "structure `{name}` is {} in the spec; the struct says {}",
-            if st.framing.is_length_prefixed() {
-                "length-prefixed"
-            } else {
-                "fixed"
-            },
-            if s.length_prefixed {
-                "length_prefixed"
-            } else {
-                "fixed"
-            }
-        ));
+        let framing = |prefixed: bool| if prefixed { "length-prefixed" } else { "fixed" };
+        differs(
+            lit,
+            format!(
+                "it is {} in the spec; the struct is {}",
+                framing(st.framing.is_length_prefixed()),
+                framing(s.length_prefixed)
+            ),
+        );
     }
-    if s.base != v(st.since) {
-        errs.push(format!(
-            "structure `{name}` begins at {} in the spec; the struct's base is {}",
-            axis.show(st.since),
-            s.base
-        ));
+    if s.base != st.since {
+        differs(
+            lit,
+            format!(
+                "it begins at {} in the spec; the struct's base is {}",
+                axis.show(st.since),
+                s.base
+            ),
+        );
     }
     let rust: Vec<String> = s.fields.iter().map(|f| f.ident.to_string()).collect();
-    let toml: Vec<String> = st
+    let toml: Vec<&str> = st
         .fields
         .iter()
-        .map(|f| f.name.trim_start_matches('_').to_string())
+        .map(|f| f.name.trim_start_matches('_'))
         .collect();
-    let rust_cmp: Vec<String> = rust
+    if rust
         .iter()
-        .map(|n| n.trim_start_matches('_').to_string())
-        .collect();
-    if rust_cmp != toml {
-        errs.push(format!(
-            "the spec's `{name}` has fields [{}]; the struct has [{}]",
-            toml.join(", "),
-            rust.join(", ")
-        ));
+        .map(|n| n.trim_start_matches('_'))
+        .ne(toml.iter().copied())
+    {
+        differs(
+            lit,
+            format!(
+                "the spec's fields are [{}]; the struct's are [{}]",
+                toml.join(", "),
+                rust.join(", ")
+            ),
+        );
     }
     let mut asserts = Vec::new();
-    let ident = &s.ident;
     for (rf, tf) in s.fields.iter().zip(&st.fields) {
         if rf.ident.to_string().trim_start_matches('_') != tf.name.trim_start_matches('_') {
             continue;
         }
         let fname = &tf.name;
         if !type_matches(spec, tf, &rf.ty) {
-            errs.push(format!(
-                "field `{fname}` is `{}` in the spec; the struct says `{}`",
-                toml_type(spec, tf),
-                rf.ty.to_token_stream().to_string().replace(' ', "")
-            ));
+            differs(
+                &rf.ty,
+                format!(
+                    "field `{fname}` is `{}` in the spec; the struct says `{}`",
+                    toml_type(spec, st, tf),
+                    rf.ty.to_token_stream().to_string().replace(' ', "")
+                ),
+            );
         }
-        if rf.since(s.base) != v(tf.since) {
-            errs.push(format!(
+        if rf.since(s.base) != tf.since {
+            let detail = format!(
                 "field `{fname}` is since {} in the spec; the struct says {}",
                 axis.show(tf.since),
                 rf.since(s.base)
-            ));
+            );
+            match rf.since {
+                Some((_, span)) => cx.error_at(span, message(detail)),
+                None => differs(&rf.ident, detail),
+            }
         }
         if rf.reserved != tf.reserved {
-            errs.push(format!(
-                "field `{fname}` is {}reserved in the spec",
-                if tf.reserved { "" } else { "not " }
-            ));
+            differs(
+                &rf.ident,
+                format!(
+                    "field `{fname}` is {}reserved in the spec",
+                    if tf.reserved { "" } else { "not " }
+                ),
+            );
         }
         match (&tf.default, &rf.default) {
             (None, None) => {}
-            (Some(_), None) => errs.push(format!(
-                "field `{fname}` has a default in the spec; the struct documents none"
-            )),
-            (None, Some(_)) => errs.push(format!(
-                "field `{fname}` has no default in the spec; the struct documents one"
-            )),
+            (Some(d), None) => differs(
+                &rf.ident,
+                format!(
+                    "field `{fname}` has the default {} in the spec; the struct documents none",
+                    render::default(st, d, render::Style::Message)
+                ),
+            ),
+            (None, Some(e)) => differs(
+                e,
+                format!("field `{fname}` has no default in the spec; the struct documents one"),
+            ),
             (Some(d), Some(e)) => {
-                let msg = format!(
-                    "field `{fname}`: the struct's default differs from the spec's ({})",
-                    snapshot::default_text(st, d)
-                );
-                let t = &rf.ty;
+                let msg = message(format!(
+                    "field `{fname}`'s default differs from the spec's ({})",
+                    render::default(st, d, render::Style::Message)
+                ));
+                let c = format_ident!("DEFAULT_{}", rf.ident.to_string().to_shouty_snake_case());
                 let check = match d {
                     DefaultValue::Int(n) => {
                         let l = Literal::i128_unsuffixed(*n);
-                        quote!((__h::default_of::<#t, _>(#e) as i128) == #l)
+                        Some(quote!((#ident::#c as i128) == #l))
                     }
                     DefaultValue::Float(x) => {
-                        let l = Literal::f64_unsuffixed(*x);
-                        quote!((__h::default_of::<#t, _>(#e) as f64).to_bits() == (#l as #t as f64).to_bits())
+                        let (l, t) = (Literal::f64_unsuffixed(*x), &rf.ty);
+                        Some(quote!((#ident::#c as f64).to_bits() == (#l as #t as f64).to_bits()))
                     }
-                    _ => quote!(true),
+                    _ => None,
                 };
-                asserts.push(quote!(
-                    const _: () = assert!(#check, #msg);
-                ));
+                // Evaluated by the compiler, reported at the struct's default.
+                if let Some(check) = check {
+                    asserts.push(quote_spanned!(e.span()=> const _: () = assert!(#check, #msg);));
+                }
             }
         }
         if let Position::Offset(a) = &tf.position
@@ -190,22 +265,110 @@ pub fn check(s: &Section) -> syn::Result<TokenStream> {
         {
             let o = format_ident!("OFFSET_{}", rf.ident.to_string().to_shouty_snake_case());
             let l = Literal::usize_unsuffixed(c as usize);
-            let msg = format!(
-                "field `{fname}` lies at byte {c} in the spec's `{name}`; the struct's layout puts it elsewhere"
-            );
-            asserts.push(quote!(
-                const _: () = assert!(#ident::#o == #l, #msg);
+            let msg = message(format!(
+                "field `{fname}` lies at byte {c} in the spec; the struct's layout puts it elsewhere"
             ));
+            asserts.push(
+                quote_spanned!(rf.ident.span()=> const _: () = assert!(#ident::#o == #l, #msg);),
+            );
         }
     }
-    let _ = Framing::Fixed;
-    if !errs.is_empty() {
-        return Err(err(format!(
-            "`{}` does not match spec structure `{name}` ({}): {}",
-            s.ident,
-            dir.display(),
-            errs.join("; ")
-        )));
+    quote!(#(#asserts)*)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    /// A draft spec tree, as a spec editor would have mid-amendment: the embedded tables with
+    /// the NF4 payload amended (a trailing `gamma: f32`, since scheme version 2, default 0.5,
+    /// and `scheme.nf4` at 2), written to a fresh directory.
+    fn draft(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("hurray-derive-draft-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (relative, text) in hurray_spec_tables::FILES {
+            let mut text = text.to_string();
+            let mut edit = |find: &str, replace: &str| {
+                assert_eq!(text.matches(find).count(), 1, "{relative}: {find}");
+                text = text.replace(find, replace);
+            };
+            match *relative {
+                "spec.toml" => edit(
+                    "scheme = \"nf4\"\ninitial = 1\ncurrent = 1",
+                    "scheme = \"nf4\"\ninitial = 1\ncurrent = 2",
+                ),
+                "structures/quantization.toml" => {
+                    edit(
+                        "rules = [\"NF-3\", \"NF-4\", \"NF-5\", \"NF-6\", \"P2\", \"P4\"]\nsize = 16",
+                        "rules = [\"NF-3\", \"NF-4\", \"NF-5\", \"NF-6\", \"P2\", \"P4\"]\nsize = 20",
+                    );
+                    edit(
+                        "check = { less_than = \"buffer_count\", rule = \"NF-7\" }\n",
+                        "check = { less_than = \"buffer_count\", rule = \"NF-7\" }\n\n[[structure.field]]\nname = \"gamma\"\ntype = \"f32\"\noffset = 16\nsince = 2\ndefault = 0.5\ntitle = \"a correction appended in scheme version 2\"\n",
+                    );
+                }
+                _ => {}
+            }
+            let path = dir.join(relative);
+            std::fs::create_dir_all(path.parent().expect("a file has a folder")).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
     }
-    Ok(quote!(#(#asserts)*))
+
+    fn expand(section_attributes: &str, default: &str) -> syn::Result<proc_macro2::TokenStream> {
+        let input = syn::parse_str(&format!(
+            "#[hurray(length_prefixed, base = 1, spec = \"nf4\"{section_attributes})]
+             struct Nf4 {{
+                 header: QuantizationHeader,
+                 axis: u32,
+                 block_size: u32,
+                 scale_buffer_index: u32,
+                 #[hurray(since = 2, default = {default})]
+                 gamma: f32,
+             }}"
+        ))
+        .expect("the test input parses");
+        crate::expand_tokens(&input)
+    }
+
+    #[test]
+    fn the_embedded_spec_refuses_a_field_it_does_not_have() {
+        let error = expand("", "0.5").expect_err("the released spec has no gamma");
+        assert!(
+            error.to_string().contains("the spec's fields are [header, axis, block_size, scale_buffer_index]; the struct's are [header, axis, block_size, scale_buffer_index, gamma]"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_draft_spec_dir_is_the_spec_the_struct_is_compared_with() {
+        let dir = draft("accepts");
+        let tokens = expand(
+            &format!(", spec_dir = {:?}", dir.display().to_string()),
+            "0.5",
+        )
+        .expect("the struct matches the draft spec");
+        let text = tokens.to_string().replace(' ', "");
+        assert!(text.contains("pubconstDEFAULT_GAMMA:f32=0.5;"), "{text}");
+        // The spec's default becomes a const assertion on the struct's.
+        assert!(
+            text.contains("(Nf4::DEFAULT_GAMMAasf64).to_bits()==(0.5asf32asf64).to_bits()"),
+            "{text}"
+        );
+        assert!(text.contains("Nf4::OFFSET_GAMMA==16"), "{text}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_missing_draft_spec_dir_is_reported_at_the_attribute() {
+        let error = expand(", spec_dir = \"/nonexistent/spec\"", "0.5").expect_err("no such tree");
+        assert!(
+            error
+                .to_string()
+                .starts_with("cannot read the spec tree at /nonexistent/spec"),
+            "{error}"
+        );
+    }
 }

@@ -103,7 +103,7 @@ impl ReaderConfig {
         let v = axis
             .style()
             .parse(ver)
-            .ok_or_else(|| ConfigError(format!("`{ver}` is not a version of axis {name}")))?;
+            .map_err(|_| ConfigError(format!("`{ver}` is not a version of axis {name}")))?;
         self.with_version(axis, v)
     }
 

@@ -17,6 +17,7 @@
 //! place of its name, its check state); names are found by hash over the borrowed index bytes.
 
 mod composite;
+mod placement;
 pub(crate) mod truncation;
 
 use std::path::Path;
@@ -33,18 +34,14 @@ use crate::error::Error;
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
 use crate::structures::{
-    DescriptorView, FileHeaderView, FixedHeaderView, IndexEntryView, IndexSectionView,
-    KvSectionView, TrailerView,
+    DescriptorView, FileHeaderView, IndexEntryView, IndexSectionView, KvSectionView, TrailerView,
 };
 use crate::wire::Reader;
 
 pub use composite::Composite;
 pub(crate) use composite::Tracker;
-
-/// The trailer's size: the last bytes of every file.
-pub const TRAILER_SIZE: u64 = TrailerView::SIZE as u64;
-/// The file header's size.
-pub const HEADER_SIZE: u64 = FileHeaderView::SIZE as u64;
+pub use placement::{HEADER_SIZE, TRAILER_SIZE, buffer_spans};
+pub(crate) use placement::{padding, starts_descriptor, too_short};
 
 /// Padding is read, and pages of a mapped file released, this many bytes at a time.
 const CHUNK: u64 = 8 << 20;
@@ -131,8 +128,7 @@ impl std::fmt::Debug for FileView<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileView")
             .field("len", &self.bytes.len())
-            .field("header", &self.header)
-            .field("trailer", &self.trailer)
+            .field("region_end", &self.region_end)
             .field("tensors", &self.records.len())
             .finish_non_exhaustive()
     }
@@ -253,75 +249,6 @@ impl<'f> Tensor<'f> {
     pub fn warnings(&self) -> Vec<Warning> {
         self.file.remark(self.index).0
     }
-}
-
-/// Where each buffer of a tensor starts and ends (container.md §5.1): the first at the next
-/// multiple of `alignment` (the file's `A`) after the descriptor's end, each later one at the
-/// next multiple after the one before. None when the arithmetic overflows.
-///
-/// ```
-/// use hurray_runtime::file::buffer_spans;
-/// // container.md §5.2's worked example: a 61-byte descriptor at 64, one 16-byte buffer.
-/// assert_eq!(buffer_spans(64 + 61, 4096, [16]), Some(vec![(4096, 4112)]));
-/// ```
-pub fn buffer_spans(
-    descriptor_end: u64,
-    alignment: u64,
-    sizes: impl IntoIterator<Item = u64>,
-) -> Option<Vec<(u64, u64)>> {
-    let mut at = descriptor_end;
-    let mut spans = Vec::new();
-    for size in sizes {
-        let start = at.checked_next_multiple_of(alignment)?;
-        at = start.checked_add(size)?;
-        spans.push((start, at));
-    }
-    Some(spans)
-}
-
-/// True when a descriptor starts at the front of `bytes` (its magic, as the spec states it,
-/// is there), false when anything else does.
-pub(crate) fn starts_descriptor(bytes: &[u8], config: &ReaderConfig) -> bool {
-    let mut head = [0u8; FixedHeaderView::SIZE];
-    let n = bytes.len().min(head.len());
-    head[..n].copy_from_slice(&bytes[..n]);
-    let mut ctx = Ctx::new(config);
-    match FixedHeaderView::parse(&mut Reader::new(&head, 0, Rule::Hdr5), &mut ctx) {
-        Err(e) => !(e.rule() == Rule::Hdr1 && e.offset() == FixedHeaderView::OFFSET_MAGIC as u64),
-        Ok(_) => true,
-    }
-}
-
-/// The first non-zero byte of the padding `bytes[from..to]` (offsets absolute, `bytes`
-/// starting at absolute offset `base`), as a padding rejection (F32).
-pub(crate) fn padding(bytes: &[u8], base: u64, from: u64, to: u64) -> Result<(), Error> {
-    let run = &bytes[(from - base) as usize..(to - base) as usize];
-    match crate::wire::first_nonzero(run) {
-        Some(i) => {
-            let at = from + i as u64;
-            Err(Error::new(
-                Rule::F32,
-                at,
-                format!("padding byte {at} is {:#04x}, not zero", run[i]),
-            ))
-        }
-        None => Ok(()),
-    }
-}
-
-/// LEN-3: a file too short to hold a header and a trailer.
-pub(crate) fn too_short(len: u64) -> Result<(), Error> {
-    if len < HEADER_SIZE + TRAILER_SIZE {
-        return Err(Error::new(
-            Rule::Len3,
-            len,
-            format!(
-                "a file needs at least {} bytes (header and trailer); this one has {len}",
-                HEADER_SIZE + TRAILER_SIZE
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// The name of the entry `r` describes, in `bytes` (which start at absolute offset `base`

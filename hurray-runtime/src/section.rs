@@ -187,31 +187,13 @@ pub mod __private {
     pub use crate::version::Version;
     pub use crate::wire::Field;
 
-    /// A default's type fits its field's.
-    #[diagnostic::on_unimplemented(
-        message = "S4: a default of type `{Self}` does not fit the field's type `{F}`",
-        label = "the documented default must have the field's own type"
-    )]
-    pub trait DefaultFits<F> {
-        fn fit(self) -> F;
-    }
-
-    impl<T> DefaultFits<T> for T {
-        fn fit(self) -> T {
-            self
-        }
-    }
-
-    /// The documented default of a field of type `F` (S4): rejects a default of another type.
-    pub fn default_of<F, D: DefaultFits<F>>(d: D) -> F {
-        d.fit()
-    }
-
-    /// Whether two values of a wire type differ, bit for bit.
-    pub fn differs<T: WireField>(a: &T, b: &T) -> bool {
+    /// Whether two values differ, bit for bit, in the encoding `write` gives them. The
+    /// expansion passes `<T as WireField>::write_le`, so a field type that is no wire type is
+    /// reported once, at the field's type, and never through this function's bounds.
+    pub fn differs<T>(a: &T, b: &T, write: fn(&T, &mut Vec<u8>)) -> bool {
         let (mut x, mut y) = (Vec::new(), Vec::new());
-        a.write_le(&mut x);
-        b.write_le(&mut y);
+        write(a, &mut x);
+        write(b, &mut y);
         x != y
     }
 }

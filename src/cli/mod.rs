@@ -15,12 +15,13 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod check;
 mod docs;
 mod forward;
+mod rules;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "hurray-spec",
     version,
-    about = "The Hurray format's machine-readable spec: check it, list its lints, release it, render its docs",
+    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, release it, render its docs",
     after_help = "Data commands (decode, encode) are in the `hurray` binary; `hurray-spec decode …` runs it when it is installed beside this one or on PATH."
 )]
 struct Cli {
@@ -53,6 +54,17 @@ enum Command {
     Lints {
         #[arg(long)]
         json: bool,
+    },
+    /// The rule catalogue: every rule and resolution, who it binds, what enforces it and
+    /// which tests break it (read from the repository beside the spec directory).
+    Rules {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        #[arg(long)]
+        json: bool,
+        /// Exit 1 when an enforceable rule has no test or a listed test does not exist.
+        #[arg(long)]
+        check: bool,
     },
     /// Record the current spec as a release (append-only, in spec/releases).
     Release {
@@ -94,6 +106,7 @@ pub fn run() -> ExitCode {
         } => check::run(&spec, against.as_deref(), format.into()),
         Command::Docs { spec, out, check } => docs::run(&spec, &out, check),
         Command::Lints { json } => check::list(json),
+        Command::Rules { spec, json, check } => rules::run(&spec, json, check),
         Command::Release { spec, label } => check::release(&spec, label.as_deref()),
         Command::Forward(args) => forward::run(&args),
     }

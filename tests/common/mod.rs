@@ -1,7 +1,13 @@
 //! Shared helpers of the integration tests.
 #![allow(dead_code)]
 
+pub mod access;
+pub mod build;
+pub mod corpus;
 pub mod fixtures;
+pub mod oracle;
+pub mod paths;
+pub mod tables;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

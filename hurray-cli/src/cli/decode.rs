@@ -3,23 +3,14 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use hurray_runtime::ReaderConfig;
 use hurray_runtime::contract;
 use hurray_runtime::descriptor;
-use hurray_runtime::{Error, ReaderConfig};
 use serde_json::Value as J;
 
 use hurray_runtime::json::{descriptor_json, evolution_from_json, from_json};
 
-/// Print a rejection as the CLI contract says and return exit code 1.
-pub fn rejected(e: &Error) -> ExitCode {
-    eprintln!("error[{}]: {} (at byte {})", e.code(), e, e.offset());
-    ExitCode::from(1)
-}
-
-pub fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(2)
-}
+use super::exit::{rejected, usage_error};
 
 pub fn config(permissive: bool, readers: &[String]) -> Result<ReaderConfig, String> {
     let mut c = ReaderConfig::new().permissive(permissive);

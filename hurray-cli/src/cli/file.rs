@@ -9,7 +9,7 @@ use hurray_runtime::file::{FileView, MappedFile};
 use hurray_runtime::sequential::{SequentialError, SequentialReader, SequentialTensor};
 use hurray_runtime::{ReaderConfig, Value, contract};
 
-use super::decode::{rejected, usage_error};
+use super::exit::{rejected, usage_error};
 use hurray_runtime::json::{Evolution, to_json};
 
 pub fn run(path: &Path, json: bool, cfg: &ReaderConfig) -> ExitCode {

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod decode;
+mod exit;
 mod file;
 mod summary;
 

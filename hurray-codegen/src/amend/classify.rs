@@ -6,9 +6,10 @@ use std::path::Path;
 
 use crate::diag::{Diagnostic, Diagnostics, Witness};
 use crate::lints;
-use crate::model::{Spec, Version};
+use crate::model::{AxisStyle, Spec, Version};
 use crate::source::{SourceMap, Span};
 
+use super::axis_names::AxisNames;
 use super::rules;
 use super::snapshot::{SField, Snapshot, SpanIndex, key};
 use super::witness;
@@ -45,6 +46,7 @@ struct Diff<'a> {
     base: &'a Snapshot,
     cur: &'a Snapshot,
     spans: &'a SpanIndex,
+    axes: AxisNames<'a>,
     changes: Vec<Change>,
 }
 
@@ -76,17 +78,38 @@ impl Diff<'_> {
             witness: w,
         });
     }
-    fn declared(&self, axis: &str) -> String {
-        self.cur
-            .axis(axis)
-            .map(|a| a.version.clone())
-            .unwrap_or_default()
-    }
-    fn based(&self, axis: &str) -> String {
-        self.base
-            .axis(axis)
-            .map(|a| a.version.clone())
-            .unwrap_or_default()
+    /// S1 for an item of the current spec that the base record lacks (see
+    /// [`rules::s1_without_amendment`]); the versions are read in the axis's style.
+    fn new_item(
+        &self,
+        what: &str,
+        axis: &str,
+        since: &str,
+        span_key: &str,
+        diags: &mut Diagnostics,
+    ) {
+        let (Some(cur), Some(base)) = (self.cur.axis(axis), self.base.axis(axis)) else {
+            return;
+        };
+        let Some(style) = AxisStyle::from_word(&cur.style) else {
+            return;
+        };
+        let (Ok(since), Ok(declared), Ok(based)) = (
+            style.parse(since),
+            style.parse(&cur.version),
+            style.parse(&base.version),
+        ) else {
+            return;
+        };
+        rules::s1_without_amendment(
+            what,
+            style,
+            since,
+            declared,
+            based,
+            self.spans.get(span_key).copied(),
+            diags,
+        );
     }
 }
 
@@ -96,21 +119,23 @@ pub fn diff(
     base: &Snapshot,
     cur: &Snapshot,
     spans: &SpanIndex,
+    axes: AxisNames<'_>,
     diags: &mut Diagnostics,
 ) -> Vec<Change> {
     let mut d = Diff {
         base,
         cur,
         spans,
+        axes,
         changes: Vec::new(),
     };
     spaces(&mut d, diags);
     flags(&mut d, diags);
     structures(&mut d, diags);
-    axes(&mut d);
+    removed_axes(&mut d);
     if base.placement != cur.placement {
         d.push(
-            "container",
+            axes.placement,
             Class::Major,
             "the placement rules of the tensor region changed".to_string(),
             "",
@@ -216,12 +241,11 @@ fn spaces(d: &mut Diff<'_>, diags: &mut Diagnostics) {
             .filter(|t| !bs.tag.iter().any(|b| b.value == t.value))
         {
             let k = key::tag(&cs.name, ct.value);
-            rules::s1_without_amendment(
+            d.new_item(
                 &format!("`{}` value `{}`", cs.name, ct.name),
+                &cs.axis,
                 &ct.since,
-                &d.declared(&cs.axis),
-                &d.based(&cs.axis),
-                d.spans.get(&k).copied(),
+                &k,
                 diags,
             );
             d.push(
@@ -311,12 +335,11 @@ fn flags(d: &mut Diff<'_>, diags: &mut Diagnostics) {
             .filter(|b| !bf.bit.iter().any(|x| x.bit == b.bit))
         {
             let k = key::bit(&cf.name, cb.bit);
-            rules::s1_without_amendment(
+            d.new_item(
                 &format!("bit `{}` of `{}`", cb.name, cf.name),
+                &cf.axis,
                 &cb.since,
-                &d.declared(&cf.axis),
-                &d.based(&cf.axis),
-                d.spans.get(&k).copied(),
+                &k,
                 diags,
             );
             d.push(
@@ -508,12 +531,11 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                 continue;
             }
             let fk = key::field(&cs.name, &cf.name);
-            rules::s1_without_amendment(
+            d.new_item(
                 &format!("field `{}.{}`", cs.name, cf.name),
+                &cs.axis,
                 &cf.since,
-                &d.declared(&cs.axis),
-                &d.based(&cs.axis),
-                d.spans.get(&fk).copied(),
+                &fk,
                 diags,
             );
             let gated = cf.presence.contains(" has ");
@@ -563,12 +585,11 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
     {
         let sk = key::structure(&cs.name);
         if d.base.axis(&cs.axis).is_some() {
-            rules::s1_without_amendment(
+            d.new_item(
                 &format!("structure `{}`", cs.name),
+                &cs.axis,
                 &cs.since,
-                &d.declared(&cs.axis),
-                &d.based(&cs.axis),
-                d.spans.get(&sk).copied(),
+                &sk,
                 diags,
             );
         }
@@ -581,12 +602,12 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
     }
 }
 
-fn axes(d: &mut Diff<'_>) {
+fn removed_axes(d: &mut Diff<'_>) {
     for ba in &d.base.axis {
         if d.cur.axis(&ba.name).is_none() {
             // Removing a scheme removes its axis: a descriptor MAJOR change (RES-6).
             d.push(
-                "descriptor",
+                d.axes.scheme_parent,
                 Class::Major,
                 format!("axis `{}` removed", ba.name),
                 "",
@@ -595,20 +616,10 @@ fn axes(d: &mut Diff<'_>) {
     }
 }
 
-fn parse(style: &str, v: &str) -> Option<Version> {
-    if style == "scheme" {
-        return v.parse().ok().map(|m| Version::new(1, m));
-    }
-    let (a, b) = v.split_once('.')?;
-    Some(Version::new(a.parse().ok()?, b.parse().ok()?))
-}
-
-fn show(style: &str, v: Version) -> String {
-    if style == "scheme" {
-        v.minor.to_string()
-    } else {
-        format!("{}.{}", v.major, v.minor)
-    }
+/// A version a record writes on an axis of the given style word.
+fn parse(style: &str, v: &str) -> Option<(AxisStyle, Version)> {
+    let style = AxisStyle::from_word(style)?;
+    Some((style, style.parse(v).ok()?))
 }
 
 /// One lint per classified change, then the bump verdict on each axis.
@@ -624,6 +635,7 @@ pub fn verdicts(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) {
+    let axes = AxisNames::of(spec);
     for c in &changes {
         let lint = match c.class {
             Class::Major => &lints::CLASSIFIED_MAJOR,
@@ -644,7 +656,7 @@ pub fn verdicts(
         let Some(ba) = base.axis(&ca.name) else {
             continue;
         };
-        let (Some(b), Some(declared)) =
+        let (Some((_, b)), Some((style, declared))) =
             (parse(&ba.style, &ba.version), parse(&ca.style, &ca.version))
         else {
             continue;
@@ -655,22 +667,41 @@ pub fn verdicts(
             .map(|c| c.class)
             .max();
         // RES-6: a scheme payload's MAJOR change is a descriptor MAJOR change.
-        if ca.name == "descriptor"
+        let scheme_axis = |name: &str| {
+            matches!(
+                cur.version(name).or_else(|| base.version(name)),
+                Some((AxisStyle::Scheme, _))
+            )
+        };
+        if ca.name == axes.scheme_parent
             && changes
                 .iter()
-                .any(|c| c.axis.starts_with("scheme.") && c.class == Class::Major)
+                .any(|c| scheme_axis(&c.axis) && c.class == Class::Major)
         {
             class = Some(Class::Major);
         }
-        let scheme = ca.style == "scheme";
+        let scheme = style == AxisStyle::Scheme;
+        let span = spans.get(&key::axis(&ca.name)).copied();
         let required = match class {
-            Some(Class::Major) if scheme => None, // the descriptor major carries it
-            Some(Class::Major) => Some(Version::new(b.major + 1, 0)),
-            Some(Class::Minor) => Some(Version::new(b.major, b.minor + 1)),
+            Some(Class::Major) if scheme => continue, // the descriptor major carries it
+            Some(Class::Major) => b.next_major(),
+            Some(Class::Minor) => b.next_minor(),
             _ => Some(b),
         };
-        let span = spans.get(&key::axis(&ca.name)).copied();
-        let Some(required) = required else { continue };
+        let Some(required) = required else {
+            diags.report(
+                &lints::VERSION_TOO_LOW,
+                span,
+                format!(
+                    "axis `{}` at {} has no version left for its {} since release {base_label}",
+                    ca.name,
+                    ca.version,
+                    class.map_or("changes", Class::word)
+                ),
+                "a version byte ends at 255: the change cannot be released on this axis",
+            );
+            continue;
+        };
         let why = |c: Option<Class>| match c {
             Some(Class::Major) => "MAJOR changes".to_string(),
             Some(Class::Minor) => "MINOR changes".to_string(),
@@ -686,12 +717,12 @@ pub fn verdicts(
                         ca.name,
                         ca.version,
                         why(class),
-                        show(&ca.style, required)
+                        style.show(required)
                     ),
                 )
                 .help(format!(
                     "set the axis's `current = {}` in spec/spec.toml",
-                    quote(&ca.style, required)
+                    style.toml_literal(required)
                 )),
             );
         } else if declared > required {
@@ -699,29 +730,26 @@ pub fn verdicts(
                 Some(Class::Major) | Some(Class::Minor) => format!(
                     "its {} since release {base_label} need exactly {}",
                     why(class),
-                    show(&ca.style, required)
+                    style.show(required)
                 ),
                 _ => format!(
                     "nothing on it changed beyond PATCH since release {base_label}, so it stays {}",
-                    show(&ca.style, required)
+                    style.show(required)
                 ),
             };
             diags.push(
                 Diagnostic::new(&lints::VERSION_TOO_HIGH, span, format!("axis `{}` declares {} but {what}", ca.name, ca.version))
-                    .help(format!("axes evolve independently (commitment 6): set `current = {}`, or make the change that needs the bump", quote(&ca.style, required))),
+                    .help(format!("axes evolve independently (commitment 6): set `current = {}`, or make the change that needs the bump", style.toml_literal(required))),
             );
         }
         if declared.major > b.major && !scheme {
-            rules::s5_migration(spec_dir, &ca.name, b.major, base, span, sources, diags);
+            let bump = rules::MajorBump {
+                axis: &ca.name,
+                from_major: b.major,
+                base,
+                scheme_parent: axes.scheme_parent,
+            };
+            rules::s5_migration(spec_dir, bump, span, sources, diags);
         }
-    }
-    let _ = spec;
-}
-
-fn quote(style: &str, v: Version) -> String {
-    if style == "scheme" {
-        v.minor.to_string()
-    } else {
-        format!("\"{}.{}\"", v.major, v.minor)
     }
 }

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 
 use super::snapshot::Snapshot;
+use crate::model::AxisStyle;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,48 +73,53 @@ pub struct FieldMap {
 }
 
 /// Whether an item on `item_axis` moves with a major bump of `axis` (scheme axes live under
-/// the descriptor major, RES-6).
-fn under(axis: &str, item_axis: &str) -> bool {
-    item_axis == axis || (axis == "descriptor" && item_axis.starts_with("scheme."))
+/// `scheme_parent`'s major, RES-6).
+fn under(base: &Snapshot, axis: &str, item_axis: &str, scheme_parent: &str) -> bool {
+    let scheme = matches!(base.version(item_axis), Some((AxisStyle::Scheme, _)));
+    item_axis == axis || (axis == scheme_parent && scheme)
 }
 
 /// Items of `base` on `axis` that the migration neither maps, carries nor drops.
-pub fn unmapped(m: &Migration, base: &Snapshot, axis: &str) -> Vec<String> {
+pub fn unmapped(m: &Migration, base: &Snapshot, axis: &str, scheme_parent: &str) -> Vec<String> {
+    let under = |item_axis: &str| under(base, axis, item_axis, scheme_parent);
     let mut out = Vec::new();
     let ok =
         |to: &Option<String>, dropped: bool| dropped || to.as_ref().is_some_and(|t| !t.is_empty());
     let carried = |pick: fn(&Carry) -> &Option<String>, name: &str| {
         m.carry.iter().any(|c| pick(c).as_deref() == Some(name))
     };
-    for sp in base.space.iter().filter(|s| under(axis, &s.axis)) {
-        if carried(|c| &c.space, &sp.name) {
+    for tag_space in base.space.iter().filter(|s| under(&s.axis)) {
+        if carried(|c| &c.space, &tag_space.name) {
             continue;
         }
-        for t in &sp.tag {
+        for t in &tag_space.tag {
             if !m
                 .tag
                 .iter()
-                .any(|x| x.space == sp.name && x.value == t.value && ok(&x.to, x.dropped))
+                .any(|x| x.space == tag_space.name && x.value == t.value && ok(&x.to, x.dropped))
             {
-                out.push(format!("tag {} {:#04x} ({})", sp.name, t.value, t.name));
+                out.push(format!(
+                    "tag {} {:#04x} ({})",
+                    tag_space.name, t.value, t.name
+                ));
             }
         }
     }
-    for fs in base.flags.iter().filter(|f| under(axis, &f.axis)) {
-        if carried(|c| &c.flags, &fs.name) {
+    for flag_set in base.flags.iter().filter(|f| under(&f.axis)) {
+        if carried(|c| &c.flags, &flag_set.name) {
             continue;
         }
-        for b in &fs.bit {
+        for b in &flag_set.bit {
             if !m
                 .bit
                 .iter()
-                .any(|x| x.flags == fs.name && x.bit == b.bit && ok(&x.to, x.dropped))
+                .any(|x| x.flags == flag_set.name && x.bit == b.bit && ok(&x.to, x.dropped))
             {
-                out.push(format!("bit {}.{}", fs.name, b.name));
+                out.push(format!("bit {}.{}", flag_set.name, b.name));
             }
         }
     }
-    for st in base.structure.iter().filter(|s| under(axis, &s.axis)) {
+    for st in base.structure.iter().filter(|s| under(&s.axis)) {
         for f in st.field.iter().filter(|f| !f.reserved) {
             let listed = m
                 .field

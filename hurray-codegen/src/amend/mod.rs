@@ -2,6 +2,7 @@
 //! another spec tree). S1–S6, change classification with byte witnesses, and the version bump
 //! each axis needs; everything collected in one run.
 
+pub mod axis_names;
 pub mod classify;
 pub mod history;
 pub mod migration;
@@ -16,6 +17,7 @@ use crate::lints;
 use crate::model::{Spec, Status};
 use crate::source::SourceMap;
 
+pub use axis_names::AxisNames;
 use snapshot::Snapshot;
 
 /// Check `spec` (loaded from `spec_dir`) against its history and, with `against`, another
@@ -59,13 +61,14 @@ pub fn check(
     if let Some(a) = against {
         records.push(("--against".to_string(), a));
     }
-    rules::s2_anti_rebind(&cur, &spans, &records, diags);
+    let axes = AxisNames::of(spec);
+    rules::s2_anti_rebind(&cur, &spans, &records, axes, diags);
     let (base, label) = match (against, history.latest()) {
         (Some(a), _) => (a, "--against".to_string()),
         (None, Some(l)) => (l, l.release.label.clone()),
         (None, None) => return,
     };
-    let changes = classify::diff(base, &cur, &spans, diags);
+    let changes = classify::diff(base, &cur, &spans, axes, diags);
     classify::verdicts(
         spec, base, &label, &cur, &spans, changes, spec_dir, sources, diags,
     );
@@ -91,7 +94,7 @@ pub fn next_record(
         None => (1, String::new()),
     };
     let label = label.map(String::from).unwrap_or_else(|| {
-        cur.axis("descriptor")
+        cur.axis(AxisNames::of(spec).scheme_parent)
             .map(|a| a.version.clone())
             .filter(|_| seq == 1)
             .unwrap_or_else(|| {

@@ -1,6 +1,7 @@
-//! The spec amendment rules, one function each, each quoting its rule (versioning.txt,
-//! § Spec Amendment Rules; ADR-019). The intrinsic ones (S1 range, S3, S4, S6) run on every
-//! spec, drafts included; S1 without amendment, S2 and S5 need the released history.
+//! The spec amendment rules that compare the spec with its released history, one function
+//! each, each quoting its rule (versioning.txt, § Spec Amendment Rules; ADR-019): S1 without
+//! amendment, S2 and S5. The rules that judge one spec on its own (S1's range, S3, S4, S6)
+//! run with the model's validation (`validate::amendment`).
 
 use std::path::Path;
 
@@ -12,56 +13,23 @@ use crate::source::{SourceMap, Span};
 use super::snapshot::{SField, SSpace, SStructure, Snapshot, SpanIndex, key};
 use super::witness;
 
-/// S1: "New public tag values MUST be allocated from the documented public reserved range of
-/// their tag space … It MUST NOT be allocated from an implementation-private range."
-pub fn s1_public_range(space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
-    match space.range_of(t.value) {
-        Some(r) if matches!(r.kind, RangeKind::Public { .. }) => {}
-        Some(r) => diags.push(
-            Diagnostic::new(&lints::S1_OUTSIDE_PUBLIC_RANGE, Some(t.value_span), format!("`{}` = {:#04x} is allocated in a {} range of `{}`", t.name, t.value, r.kind.word(), space.name))
-                .label(r.span, "this range")
-                .help(match r.kind {
-                    RangeKind::Private => "S1: a private range stays implementation-private (commitment 2); allocate the value from a public range",
-                    RangeKind::Reserved => "S1: a range reserved for future versions stays closed within the major (commitment 1); allocate from a public range",
-                    _ => "S1: invalid values are never allocated; allocate from a public range",
-                }),
-        ),
-        None => diags.report(&lints::S1_OUTSIDE_PUBLIC_RANGE, Some(t.value_span), format!("`{}` = {:#x} is outside every range of `{}`", t.name, t.value, space.name), "S1: allocate from the space's public range"),
-    }
-}
-
 /// S1 and commitment 7: "Any new public tag value … MUST be added by a spec amendment that
 /// increments the appropriate minor version." An item that is not in the base record cannot
 /// claim a version the base already covers: its `since` is the version this amendment declares.
 pub fn s1_without_amendment(
     what: &str,
-    since: &str,
-    declared: &str,
-    base: &str,
+    style: AxisStyle,
+    since: Version,
+    declared: Version,
+    base: Version,
     span: Option<Span>,
     diags: &mut Diagnostics,
 ) {
-    let le = |a: &str, b: &str| -> bool {
-        let p = |v: &str| {
-            v.split('.')
-                .map(|x| x.parse::<u32>().unwrap_or(0))
-                .collect::<Vec<_>>()
-        };
-        p(a) <= p(b)
-    };
-    if le(since, base) {
+    if since <= base {
         diags.push(
-            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {base} but claims `since` {since}"))
-                .help(format!("an addition belongs to the amendment that makes it: set `since = {}` (the axis's new version)", quote_version(declared))),
+            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {} but claims `since` {}", style.show(base), style.show(since)))
+                .help(format!("an addition belongs to the amendment that makes it: set `since = {}` (the axis's new version)", style.toml_literal(declared))),
         );
-    }
-}
-
-fn quote_version(v: &str) -> String {
-    if v.contains('.') {
-        format!("\"{v}\"")
-    } else {
-        v.to_string()
     }
 }
 
@@ -72,27 +40,18 @@ pub fn s2_anti_rebind(
     current: &Snapshot,
     spans: &SpanIndex,
     records: &[(String, &Snapshot)],
+    axes: super::axis_names::AxisNames<'_>,
     diags: &mut Diagnostics,
 ) {
     let mut reported = std::collections::HashSet::new();
-    // S2 binds within a major version: a record of another major may be remapped (S5).
+    // S2 binds within a major version: a record of another major may be remapped (S5). A
+    // scheme axis lives under the descriptor major (RES-6).
     let same_major = |rec: &Snapshot, axis: &str| {
-        let major = |s: &Snapshot| {
-            s.axis(axis)
-                .map(|a| a.version.split('.').next().unwrap_or("").to_string())
+        let major = |s: &Snapshot| match s.version(axis)? {
+            (AxisStyle::Scheme, _) => s.version(axes.scheme_parent).map(|(_, v)| v.major),
+            (_, v) => Some(v.major),
         };
-        let scheme = axis.starts_with("scheme.");
-        let m = |s: &Snapshot| {
-            if scheme {
-                major(s).and(
-                    s.axis("descriptor")
-                        .map(|a| a.version.split('.').next().unwrap_or("").to_string()),
-                )
-            } else {
-                major(s)
-            }
-        };
-        m(rec) == m(current)
+        major(rec) == major(current)
     };
     for (label, rec) in records {
         for rs in &rec.space {
@@ -194,121 +153,6 @@ fn ranges(rs: &SSpace, cs: &SSpace, spans: &SpanIndex, label: &str, diags: &mut 
     }
 }
 
-/// S3 (Deprecation convention): "A deprecated tag table entry MUST be marked 'deprecated since
-/// 1.N' and SHOULD point to a replacement." `deprecated_since` lies between the value's
-/// `since` and the current version; a missing one is reported where the TOML is lowered.
-pub fn s3_deprecation(
-    spec: &Spec,
-    axis: AxisId,
-    since: Version,
-    dep: &Deprecation,
-    names: &[(&str, bool)],
-    what: &str,
-    diags: &mut Diagnostics,
-) {
-    let a = spec.ax(axis);
-    if dep.since < since || dep.since > a.current {
-        diags.report(
-            &lints::S3_BAD_DEPRECATED_SINCE,
-            Some(dep.span),
-            format!(
-                "{what} is deprecated since {}, outside {}…{} (its `since` … the current version)",
-                a.show(dep.since),
-                a.show(since),
-                a.show(a.current)
-            ),
-            "S3: deprecated_since is the version whose amendment deprecates the value",
-        );
-    }
-    match &dep.replacement {
-        None => diags.report(
-            &lints::S3_NO_REPLACEMENT,
-            Some(dep.span),
-            format!("{what} is deprecated without a replacement"),
-            "S3: point writers to the value they should use: add `replacement = \"<name>\"`",
-        ),
-        Some(r) => match names.iter().find(|(n, _)| n == r) {
-            None => diags.report(
-                &lints::UNKNOWN_REFERENCE,
-                Some(dep.span),
-                format!("replacement `{r}` is not allocated in the same space"),
-                "name an allocated value of the same space",
-            ),
-            Some((_, true)) => diags.report(
-                &lints::UNKNOWN_REFERENCE,
-                Some(dep.span),
-                format!("replacement `{r}` is itself deprecated"),
-                "W3 needs a non-deprecated equivalent",
-            ),
-            Some(_) => {}
-        },
-    }
-}
-
-/// Whether field `i` of `s` is gated by a flag bit allocated with it.
-fn gated_by_new_bit(spec: &Spec, f: &Field) -> bool {
-    match &f.presence {
-        Presence::If(Condition::HasBit(_, fsid, bit)) => spec
-            .fs(*fsid)
-            .bits
-            .iter()
-            .find(|b| b.bit == *bit)
-            .is_some_and(|b| b.since == f.since),
-        _ => false,
-    }
-}
-
-/// S4 (Defaults for trailing fields): "Any new optional trailing field appended to an existing
-/// section MUST have a normatively documented default in the same minor revision … Defaults
-/// MUST be expressible without reference to other fields in the same descriptor unless that
-/// dependency is documented." Field `i` of `s` was appended after the structure's first version.
-pub fn s4_default(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) {
-    let f = &s.fields[i];
-    if matches!(f.presence, Presence::If(Condition::HasBit(..))) {
-        return; // a flag-gated part is absent from older data, not defaulted (S6 judges its gate)
-    }
-    let axis = spec.ax(s.axis);
-    match &f.default {
-        None => diags.push(
-            Diagnostic::new(&lints::S4_MISSING_DEFAULT, Some(f.span), format!("appended field `{}.{}` ({}) has no documented default", s.name, f.name, axis.show(f.since)))
-                .help("S4/R4: add `default = <value>`: the value readers of older data see for this field"),
-        ),
-        Some(d) => crate::validate::default_fits(spec, s, f, d, true, diags),
-    }
-}
-
-/// S6 (No fixed-offset additions): "A new field in a minor revision MUST be gated by a flag
-/// bit, a tag value, or a length-prefixed trailing extension. A minor amendment MUST NOT
-/// allocate a new field at a fixed offset that an older reader would parse as part of an
-/// existing structure." Field `i` of `s` is new in a minor revision.
-pub fn s6_gating(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) {
-    let f = &s.fields[i];
-    let axis = spec.ax(s.axis);
-    if let Presence::If(Condition::HasBit(_, fsid, bit)) = &f.presence {
-        if !gated_by_new_bit(spec, f) {
-            let b = spec.fs(*fsid).bits.iter().find(|b| b.bit == *bit);
-            diags.push(
-                Diagnostic::new(&lints::S6_UNGATED_SECTION, Some(f.span), format!("new part `{}.{}` ({}) is gated by `{}`, a bit older readers already know", s.name, f.name, axis.show(f.since), b.map_or("?", |b| b.name.as_str())))
-                    .help("S6: gate a new section by a new flag bit allocated in the same minor revision, so older readers reject data that uses it (CD2)"),
-            );
-        }
-        return;
-    }
-    if let Some(next) = s.fields[i + 1..].iter().find(|g| g.since < f.since) {
-        diags.push(
-            Diagnostic::new(&lints::S6_INSERTED_FIELD, Some(f.span), format!("field `{}` ({}) is inserted before `{}` ({})", f.name, axis.show(f.since), next.name, axis.show(next.since)))
-                .label(next.span, "an existing field that would move")
-                .help("S6: older readers would parse these bytes as the fields that used to follow: append the new field after every existing field"),
-        );
-    } else if !s.framing.is_length_prefixed() {
-        diags.push(
-            Diagnostic::new(&lints::S6_FIXED_OFFSET_ADDITION, Some(f.span), format!("field `{}` ({}) extends `{}`, which has no length prefix", f.name, axis.show(f.since), s.name))
-                .label(s.framing_span, "framed as fixed here")
-                .help("S6: older readers would parse it as the start of what follows; gate it by a new flag bit, or append it to a length-prefixed structure"),
-        );
-    }
-}
-
 /// A released field that changed: an S6 witness of what old bytes now read as.
 pub fn layout_witness(
     old: &Snapshot,
@@ -319,6 +163,16 @@ pub fn layout_witness(
     witness::layout(old, new, so, sn)
 }
 
+/// A major bump of one axis, for S5: the axis, the major it leaves, the record of that major,
+/// and the axis scheme axes live under (their items move with its major, RES-6).
+#[derive(Clone, Copy, Debug)]
+pub struct MajorBump<'a> {
+    pub axis: &'a str,
+    pub from_major: u8,
+    pub base: &'a Snapshot,
+    pub scheme_parent: &'a str,
+}
+
 /// S5 (Migration commitment): "A future major version MUST be accompanied by a normative
 /// migration specification mapping the prior major version's encoding onto the new major
 /// version's encoding for every field, flag bit, and tag value that survives the transition."
@@ -326,14 +180,18 @@ pub fn layout_witness(
 /// base record on that axis.
 pub fn s5_migration(
     spec_dir: &Path,
-    axis: &str,
-    from_major: u16,
-    base: &Snapshot,
+    bump: MajorBump<'_>,
     span: Option<Span>,
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) {
-    let to = from_major + 1;
+    let MajorBump {
+        axis,
+        from_major,
+        base,
+        scheme_parent,
+    } = bump;
+    let to = u16::from(from_major) + 1;
     let name = format!("{axis}-{from_major}-to-{to}.toml");
     let path = spec_dir.join("migrations").join(&name);
     let Ok(text) = std::fs::read_to_string(&path) else {
@@ -359,7 +217,7 @@ pub fn s5_migration(
             return;
         }
     };
-    let missing = super::migration::unmapped(&m, base, axis);
+    let missing = super::migration::unmapped(&m, base, axis, scheme_parent);
     if !missing.is_empty() {
         let shown: Vec<String> = missing.iter().take(12).cloned().collect();
         diags.push(

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::model::*;
+use crate::render::{self, Style::Canonical, width};
 use crate::source::Span;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -195,166 +196,7 @@ pub mod key {
 }
 
 fn show(spec: &Spec, axis: AxisId, v: Version) -> String {
-    spec.ax(axis).show(v)
-}
-
-/// The identity text of a tag's space-specific attributes (part of its S2 identity).
-pub fn identity(spec: &Spec, t: &Tag) -> String {
-    let mut parts = Vec::new();
-    if let Some(s) = t.structure {
-        parts.push(format!("structure={}", spec.s(s).name));
-    }
-    match &t.attrs {
-        TagAttrs::ElementType(a) => {
-            parts.push(format!("bits={}", a.bits));
-            parts.push(format!("kind={:?}", a.kind).to_lowercase());
-            if let Some(f) = &a.format {
-                parts.push(format!("format={f}"));
-            }
-            if let Some(b) = a.bias {
-                parts.push(format!("bias={b}"));
-            }
-            parts.push(format!("packing={:?}", a.packing).to_lowercase());
-        }
-        TagAttrs::Layout(a) => {
-            parts.push(format!("class={:?}", a.class).to_lowercase());
-            parts.push(format!("rank={}..{}", a.rank_min, a.rank_max));
-            parts.push(format!("buffers={}*rank+{}", a.buffers.a, a.buffers.b));
-            parts.push(format!("byte_offset={:?}", a.byte_offset).to_lowercase());
-        }
-        TagAttrs::Device { memory_classes } => {
-            parts.push(format!("memory_classes={}", memory_classes.join(",")))
-        }
-        TagAttrs::Scheme(a) => {
-            parts.push(format!("flags={}", spec.fs(a.flags).name));
-            parts.push(format!("storage={}", a.storage.join(",")));
-            parts.push(format!(
-                "parameters={}",
-                a.parameters
-                    .iter()
-                    .map(|p| format!(
-                        "{}:{}{}",
-                        p.name,
-                        p.index_field,
-                        p.unless_flag
-                            .as_ref()
-                            .map(|u| format!(":unless {u}"))
-                            .unwrap_or_default()
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ));
-        }
-        TagAttrs::CombineOp { legal_with } => {
-            parts.push(format!("legal_with={}", legal_with.join(",")))
-        }
-        TagAttrs::IndexType { bytes } => parts.push(format!("index_bytes={bytes}")),
-        TagAttrs::None => {}
-    }
-    parts.join("; ")
-}
-
-fn width(w: Width) -> String {
-    format!("u{}", w.bits())
-}
-
-/// The canonical text of a field's type.
-pub fn type_text(spec: &Spec, f: &Field) -> String {
-    match &f.ty {
-        FieldType::Prim(p) => p.name().to_string(),
-        FieldType::Bytes => "bytes".to_string(),
-        FieldType::Utf8 => "utf8".to_string(),
-        FieldType::Tag(s) => format!("tag:{}", spec.sp(*s).name),
-        FieldType::Flags(s) => format!("flags:{}", spec.fs(*s).name),
-        FieldType::Struct(s) => format!("struct:{}", spec.s(*s).name),
-        FieldType::Dispatch { space, on } => {
-            let on = match on {
-                TagSource::Field(p) => p.text.clone(),
-                TagSource::Peek {
-                    path_in_variant, ..
-                } => format!("itself.{}", path_in_variant.join(".")),
-            };
-            format!("dispatch:{} on {on}", spec.sp(*space).name)
-        }
-    }
-}
-
-fn condition_text(c: &Condition, spec: &Spec) -> String {
-    match c {
-        Condition::Equals(p, v) => format!("{} == {v}", p.text),
-        Condition::NotEquals(p, v) => format!("{} != {v}", p.text),
-        Condition::HasBit(p, fs, b) => format!("{} has {}", p.text, bit_name(spec, *fs, *b)),
-        Condition::LacksBit(p, fs, b) => format!("{} lacks {}", p.text, bit_name(spec, *fs, *b)),
-    }
-}
-
-fn bit_name(spec: &Spec, fs: FlagSetId, b: u32) -> String {
-    spec.fs(fs)
-        .bits
-        .iter()
-        .find(|x| x.bit == b)
-        .map_or(format!("bit {b}"), |x| x.name.clone())
-}
-
-fn lit(l: &Lit) -> String {
-    match l {
-        Lit::Int(v) => v.to_string(),
-        Lit::Float(x) => format!("{x:?}"),
-    }
-}
-
-/// The canonical text of a check.
-pub fn check_text(spec: &Spec, st: &Structure, c: &Check) -> String {
-    let operand = |o: &Operand| match o {
-        Operand::Param(p) => p.clone(),
-        Operand::Field(i) => st.fields[*i].name.clone(),
-    };
-    let k = match &c.kind {
-        CheckKind::Bytes(b) => format!("bytes {}", crate::diag::hex(b)),
-        CheckKind::Equals(l) => format!("== {}", lit(l)),
-        CheckKind::NotEquals(l) => format!("!= {}", lit(l)),
-        CheckKind::Min(l) => format!(">= {}", lit(l)),
-        CheckKind::Max(l) => format!("<= {}", lit(l)),
-        CheckKind::Range(a, b) => format!("in {}..={}", lit(a), lit(b)),
-        CheckKind::OneOf(v) => format!(
-            "in {{{}}}",
-            v.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        CheckKind::PowerOfTwo => "power of two".to_string(),
-        CheckKind::MultipleOf(m) => format!("multiple of {m}"),
-        CheckKind::LessThan(o) => format!("< {}", operand(o)),
-        CheckKind::SameAs(o) => format!("== {}", operand(o)),
-        CheckKind::Finite => "finite".to_string(),
-        CheckKind::NonZero => "!= 0".to_string(),
-    };
-    let when = c
-        .when
-        .as_ref()
-        .map(|w| format!(" when {}", condition_text(w, spec)))
-        .unwrap_or_default();
-    let level = if c.level == CheckLevel::Warn {
-        " (warn)"
-    } else {
-        ""
-    };
-    format!("{k}{when} [{}]{level}", spec.r(c.rule).id)
-}
-
-/// The canonical text of a default.
-pub fn default_text(st: &Structure, d: &DefaultValue) -> String {
-    match d {
-        DefaultValue::Int(n) => n.to_string(),
-        DefaultValue::Float(x) => format!("{x:?}"),
-        DefaultValue::Bytes(b) => crate::diag::hex(b),
-        DefaultValue::Expr { field, depends_on } => format!(
-            "= {} (depends on {})",
-            st.fields[*field].name,
-            depends_on.join(",")
-        ),
-    }
+    spec.axis(axis).show(v)
 }
 
 /// Snapshot the current spec, with the span of every item.
@@ -367,10 +209,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
             spans.insert(key::axis(&a.name), a.current_span);
             SAxis {
                 name: a.name.clone(),
-                style: match a.style {
-                    AxisStyle::MajorMinor => "major.minor".to_string(),
-                    AxisStyle::Scheme => "scheme".to_string(),
-                },
+                style: a.style.word().to_string(),
                 version: a.show(a.current),
                 initial: a.show(a.initial),
                 scheme: a.scheme.clone().unwrap_or_default(),
@@ -380,14 +219,14 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
     let space = spec
         .spaces
         .iter()
-        .map(|sp| {
-            spans.insert(key::space(&sp.name), sp.span);
-            let range = sp
+        .map(|tag_space| {
+            spans.insert(key::space(&tag_space.name), tag_space.span);
+            let range = tag_space
                 .ranges
                 .iter()
                 .enumerate()
                 .map(|(i, r)| {
-                    spans.insert(key::range(&sp.name, i), r.span);
+                    spans.insert(key::range(&tag_space.name, i), r.span);
                     SRange {
                         from: r.from,
                         to: r.to,
@@ -398,39 +237,39 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                         },
                         structure: r
                             .structure
-                            .map(|s| spec.s(s).name.clone())
+                            .map(|s| spec.structure(s).name.clone())
                             .unwrap_or_default(),
                     }
                 })
                 .collect();
-            let tag = sp
+            let tag = tag_space
                 .tags
                 .iter()
                 .map(|t| {
-                    spans.insert(key::tag(&sp.name, t.value), t.span);
+                    spans.insert(key::tag(&tag_space.name, t.value), t.span);
                     STag {
                         value: t.value,
                         name: t.name.clone(),
                         meaning: t.title.clone(),
-                        since: show(spec, sp.axis, t.since),
+                        since: show(spec, tag_space.axis, t.since),
                         deprecated_since: t
                             .deprecated
                             .as_ref()
-                            .map(|d| show(spec, sp.axis, d.since))
+                            .map(|d| show(spec, tag_space.axis, d.since))
                             .unwrap_or_default(),
                         replacement: t
                             .deprecated
                             .as_ref()
                             .and_then(|d| d.replacement.clone())
                             .unwrap_or_default(),
-                        identity: identity(spec, t),
+                        identity: render::attributes(spec, t, Canonical),
                     }
                 })
                 .collect();
             SSpace {
-                name: sp.name.clone(),
-                axis: spec.ax(sp.axis).name.clone(),
-                width: width(sp.width),
+                name: tag_space.name.clone(),
+                axis: spec.axis(tag_space.axis).name.clone(),
+                width: width(tag_space.width),
                 range,
                 tag,
             }
@@ -439,22 +278,22 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
     let flags = spec
         .flag_sets
         .iter()
-        .map(|fs| {
-            spans.insert(key::flags(&fs.name), fs.span);
-            let bit = fs
+        .map(|flag_set| {
+            spans.insert(key::flags(&flag_set.name), flag_set.span);
+            let bit = flag_set
                 .bits
                 .iter()
                 .map(|b| {
-                    spans.insert(key::bit(&fs.name, b.bit), b.span);
+                    spans.insert(key::bit(&flag_set.name, b.bit), b.span);
                     SBit {
                         bit: b.bit,
                         name: b.name.clone(),
                         meaning: b.title.clone(),
-                        since: show(spec, fs.axis, b.since),
+                        since: show(spec, flag_set.axis, b.since),
                         deprecated_since: b
                             .deprecated
                             .as_ref()
-                            .map(|d| show(spec, fs.axis, d.since))
+                            .map(|d| show(spec, flag_set.axis, d.since))
                             .unwrap_or_default(),
                         replacement: b
                             .deprecated
@@ -465,9 +304,9 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 })
                 .collect();
             SFlagSet {
-                name: fs.name.clone(),
-                axis: spec.ax(fs.axis).name.clone(),
-                width: width(fs.width),
+                name: flag_set.name.clone(),
+                axis: spec.axis(flag_set.axis).name.clone(),
+                width: width(flag_set.width),
                 bit,
             }
         })
@@ -489,29 +328,23 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                             Position::Sequential => "-".to_string(),
                         },
                         size: f.size.as_ref().map_or("var".to_string(), |z| z.to_string()),
-                        ty: type_text(spec, f),
-                        count: match &f.count {
-                            None => String::new(),
-                            Some(Count::Const(n)) => n.to_string(),
-                            Some(Count::Field(i)) => st.fields[*i].name.clone(),
-                            Some(Count::Param(p)) => p.clone(),
-                            Some(Count::Rest) => "rest".to_string(),
-                        },
+                        ty: render::field_type(spec, st, f, Canonical),
+                        count: render::count(st, f),
                         since: show(spec, st.axis, f.since),
                         default: f
                             .default
                             .as_ref()
-                            .map(|d| default_text(st, d))
+                            .map(|d| render::default(st, d, Canonical))
                             .unwrap_or_default(),
                         presence: match &f.presence {
                             Presence::Always => String::new(),
-                            Presence::If(c) => condition_text(c, spec),
+                            Presence::If(c) => render::condition(spec, c, Canonical),
                         },
                         checks: f
                             .checks
                             .iter()
                             .filter(|c| !(f.reserved && c.kind == CheckKind::Equals(Lit::Int(0))))
-                            .map(|c| check_text(spec, st, c))
+                            .map(|c| render::check(spec, st, c, Canonical))
                             .collect(),
                         reserved: f.reserved,
                     }
@@ -519,7 +352,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
                 .collect();
             SStructure {
                 name: st.name.clone(),
-                axis: spec.ax(st.axis).name.clone(),
+                axis: spec.axis(st.axis).name.clone(),
                 since: show(spec, st.axis, st.since),
                 framing: match &st.framing {
                     Framing::Fixed => "fixed".to_string(),
@@ -597,6 +430,12 @@ impl Snapshot {
 
     pub fn axis(&self, name: &str) -> Option<&SAxis> {
         self.axis.iter().find(|a| a.name == name)
+    }
+    /// The version the record declares on an axis, read in the axis's style.
+    pub fn version(&self, axis: &str) -> Option<(AxisStyle, Version)> {
+        let a = self.axis(axis)?;
+        let style = AxisStyle::from_word(&a.style)?;
+        Some((style, style.parse(&a.version).ok()?))
     }
     pub fn space(&self, name: &str) -> Option<&SSpace> {
         self.space.iter().find(|a| a.name == name)

@@ -42,7 +42,7 @@ struct Leaf {
 }
 
 fn eval(text: &str, env: &BTreeMap<String, Affine>) -> Option<u64> {
-    let a = crate::lower::parse_affine(&toml::Value::String(text.to_string()))?;
+    let a = Affine::parse(text)?;
     let v = a.substitute(env)?.as_constant()?;
     u64::try_from(v).ok()
 }

@@ -18,6 +18,8 @@ const _: () = {
         /// Byte offset of `bias`.
         pub const OFFSET_BIAS: usize = Self::OFFSET_R
             + <[u8; 4] as __h::WireField>::SIZE;
+        /// The documented default of `bias` (S4): what readers of data older than 1.2 see (R4).
+        pub const DEFAULT_BIAS: f32 = 0.0;
         /// Encoded size at the newest version.
         pub const SIZE: usize = Self::OFFSET_BIAS + <f32 as __h::WireField>::SIZE;
     }
@@ -65,7 +67,7 @@ const _: () = {
             let _r: [u8; 4] = <[u8; 4] as __h::WireField>::read_le(
                 &bytes[Lut::OFFSET_R..Lut::OFFSET_R + <[u8; 4] as __h::WireField>::SIZE],
             );
-            if !__h::WireField::is_zero(&_r) {
+            if !<[u8; 4] as __h::WireField>::is_zero(&_r) {
                 return Err(
                     __h::Error::new(
                         __h::Rule::Sec1,
@@ -86,7 +88,7 @@ const _: () = {
                 )
             } else {
                 defaulted.push("bias");
-                __h::default_of::<f32, _>(0.0)
+                Lut::DEFAULT_BIAS
             };
             Ok(__h::Decoded {
                 value: Lut { table, _r, bias },
@@ -96,8 +98,11 @@ const _: () = {
         }
         fn required_version(&self) -> __h::Version {
             let mut need = __h::Version::new(1, 1);
-            if __h::differs::<f32>(&self.bias, &(__h::default_of::<f32, _>(0.0)))
-                && need < __h::Version::new(1, 2)
+            if __h::differs(
+                &self.bias,
+                &Lut::DEFAULT_BIAS,
+                <f32 as __h::WireField>::write_le,
+            ) && need < __h::Version::new(1, 2)
             {
                 need = __h::Version::new(1, 2);
             }
@@ -105,10 +110,10 @@ const _: () = {
         }
         fn write_at(&self, v: __h::Version, out: &mut Vec<u8>) {
             if __h::Version::new(1, 1) <= v {
-                __h::WireField::write_le(&self.table, out);
+                <u32 as __h::WireField>::write_le(&self.table, out);
             }
             if __h::Version::new(1, 1) <= v {
-                __h::WireField::write_le(
+                <[u8; 4] as __h::WireField>::write_le(
                     &(<[u8; 4] as __h::WireField>::read_le(
                         &[0u8; <[u8; 4] as __h::WireField>::SIZE],
                     )),
@@ -116,7 +121,7 @@ const _: () = {
                 );
             }
             if __h::Version::new(1, 2) <= v {
-                __h::WireField::write_le(&self.bias, out);
+                <f32 as __h::WireField>::write_le(&self.bias, out);
             }
         }
     }
@@ -160,7 +165,7 @@ const _: () = {
                     ),
                 )
             } else {
-                __h::Field::Defaulted(__h::default_of::<f32, _>(0.0))
+                __h::Field::Defaulted(Lut::DEFAULT_BIAS)
             }
         }
     }

@@ -76,10 +76,10 @@ const _: () = {
         }
         fn write_at(&self, v: __h::Version, out: &mut Vec<u8>) {
             if __h::Version::new(1, 0) <= v {
-                __h::WireField::write_le(&self.a, out);
+                <u16 as __h::WireField>::write_le(&self.a, out);
             }
             if __h::Version::new(1, 0) <= v {
-                __h::WireField::write_le(&self.b, out);
+                <u16 as __h::WireField>::write_le(&self.b, out);
             }
         }
     }
@@ -95,8 +95,8 @@ const _: () = {
             Pair { a, b }
         }
         fn write_le(&self, out: &mut Vec<u8>) {
-            __h::WireField::write_le(&self.a, out);
-            __h::WireField::write_le(&self.b, out);
+            <u16 as __h::WireField>::write_le(&self.a, out);
+            <u16 as __h::WireField>::write_le(&self.b, out);
         }
     }
     impl<'a> PairView<'a> {

@@ -14,7 +14,7 @@ use crate::generated::rules::Rule;
 use crate::structures::{FileHeaderView, FixedHeaderView, IndexEntryView, KvEntryView};
 use crate::wire::Reader;
 
-use super::{TRAILER_SIZE, buffer_spans, starts_descriptor};
+use super::placement::{TRAILER_SIZE, buffer_spans, starts_descriptor};
 
 /// The F38 rejection of a truncated or torn file, or None when the bytes are not cut short.
 pub(crate) fn diagnose(

@@ -12,7 +12,7 @@ use crate::generated::flags::{ComputedMask, DescriptorFlags};
 use crate::generated::rules::Rule;
 use crate::generated::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementKind, ElementType, Layout,
-    LayoutClass, MemoryClass, Scheme, SyncMode,
+    LayoutClass, MemoryClass, Scheme, SchemeParameter, SyncMode,
 };
 use crate::structures::{BufferHandleView, DescriptorView, LayoutVariantView, SchemeVariantView};
 use crate::wire::{FixedSeq, TagClass, TagSpace};
@@ -29,6 +29,8 @@ pub enum LayoutKind {
 /// A parameter buffer a quantization scheme references.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
+    pub parameter: SchemeParameter,
+    /// The parameter's name in the spec (`parameter.name()`).
     pub name: &'static str,
     pub index: u64,
     /// Absolute offset of the index field, for errors.
@@ -128,24 +130,23 @@ impl<'v, 'a> Facts<'v, 'a> {
 }
 
 /// The scheme and parameter buffer indices of a quantization payload, read through the
-/// scheme's `parameters` table (tags/scheme.toml).
+/// generated accessor of the scheme's `parameters` (tags/scheme.toml).
 fn scheme_params(p: &SchemeVariantView<'_>) -> (Option<Scheme>, Vec<Param>) {
-    let scheme = match Scheme::classify(p.tag()) {
-        TagClass::Known(s) => s,
-        _ => return (None, Vec::new()),
-    };
-    let Some(flags) = p.header().map(|h| h.flags()) else {
+    let TagClass::Known(scheme) = Scheme::classify(p.tag()) else {
         return (None, Vec::new());
     };
-    let mut params = Vec::new();
-    for (name, field, unless) in scheme.parameters() {
-        if unless.is_some_and(|m| u64::from(flags) & m != 0) {
-            continue;
-        }
-        if let Some((index, at)) = p.uint_field(field) {
-            params.push(Param { name, index, at });
-        }
-    }
+    let Some(buffers) = p.parameter_buffers() else {
+        return (None, Vec::new());
+    };
+    let params = buffers
+        .into_iter()
+        .map(|b| Param {
+            parameter: b.parameter,
+            name: b.parameter.name(),
+            index: b.index,
+            at: b.at,
+        })
+        .collect();
     (Some(scheme), params)
 }
 
@@ -189,17 +190,15 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             },
         )?;
     }
-    if f.rank == 0 && f.layout != LayoutKind::Known(Layout::RowMajor) {
-        // A layout whose own rule names rank 0 reports that rule (ST-1, TL-1, MO-1, CO-1).
-        let rule = match f.layout {
-            LayoutKind::Known(Layout::ColumnMajor) => Rule::Cm1,
-            LayoutKind::Known(Layout::Strided) => Rule::St1,
-            LayoutKind::Known(Layout::Tiled) => Rule::Tl1,
-            LayoutKind::Known(Layout::Morton) => Rule::Mo1,
-            LayoutKind::Known(Layout::Coo) => Rule::Co1,
-            LayoutKind::Private(_) => Rule::Ex5,
-            _ => Rule::Lay3,
-        };
+    // The rule rank 0 and a rank outside the layout's range break are the layout's
+    // (`scalar_rule`, `rank_rule` in tags/layout.toml).
+    let scalar_rule = match f.layout {
+        LayoutKind::Known(l) => l.scalar_rule(),
+        LayoutKind::Private(_) => Layout::PRIVATE_SCALAR_RULE,
+    };
+    if f.rank == 0
+        && let Some(rule) = scalar_rule
+    {
         ctx.violation(
             rule,
             f.layout_tag_at(),
@@ -209,21 +208,8 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     if let LayoutKind::Known(l) = f.layout {
         let (lo, hi) = l.rank_range();
         if f.rank < u64::from(lo) || f.rank > u64::from(hi) {
-            let rule = match l {
-                Layout::Strided => Rule::St1,
-                Layout::Tiled => Rule::Tl1,
-                Layout::Morton => Rule::Mo1,
-                Layout::Coo => Rule::Co1,
-                Layout::Csr => Rule::Cr1,
-                Layout::Csc => Rule::Cc1,
-                Layout::Csf => Rule::Cf1,
-                Layout::BlockPaged => Rule::Bp1,
-                Layout::Hilbert => Rule::Hi3,
-                Layout::ColumnMajor => Rule::Cm1,
-                _ => Rule::Lay4,
-            };
             ctx.violation(
-                rule,
+                l.rank_rule(),
                 f.rank_at(),
                 format!(
                     "rank {} is outside {}'s range {lo}..={hi}",
@@ -1038,8 +1024,14 @@ fn param_sizes(
     scale_bytes: u128,
     zp_bytes: u128,
 ) -> Result<(), Error> {
-    let scale = f.params.iter().find(|p| p.name == "scale");
-    let zp = f.params.iter().find(|p| p.name == "zero_point");
+    let scale = f
+        .params
+        .iter()
+        .find(|p| p.parameter == SchemeParameter::Scale);
+    let zp = f
+        .params
+        .iter()
+        .find(|p| p.parameter == SchemeParameter::ZeroPoint);
     match (scale, zp) {
         (Some(s), Some(z)) if s.index == z.index => need(
             f,

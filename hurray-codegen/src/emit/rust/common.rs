@@ -1,4 +1,5 @@
-//! Naming and small token helpers shared by the Rust emitters.
+//! Naming and small token helpers shared by the Rust emitters: the identifiers of generated
+//! types and locals, typed scalars, paths to earlier fields, conditions, counts, defaults.
 
 use heck::{ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Literal, Span as PSpan, TokenStream};
@@ -36,7 +37,7 @@ pub fn rule_variant(id: &str) -> Ident {
 }
 
 pub fn rule_path(spec: &Spec, id: RuleId) -> TokenStream {
-    let v = rule_variant(&spec.r(id).id);
+    let v = rule_variant(&spec.rule(id).id);
     quote!(crate::generated::rules::Rule::#v)
 }
 
@@ -45,22 +46,22 @@ pub fn axis_variant(name: &str) -> Ident {
 }
 
 pub fn axis_path(spec: &Spec, id: AxisId) -> TokenStream {
-    let v = axis_variant(&spec.ax(id).name);
+    let v = axis_variant(&spec.axis(id).name);
     quote!(crate::generated::axes::Axis::#v)
 }
 
 pub fn space_type(spec: &Spec, id: SpaceId) -> Ident {
-    camel(&spec.sp(id).name)
+    camel(&spec.space(id).name)
 }
 
 pub fn flags_type(spec: &Spec, id: FlagSetId) -> Ident {
-    camel(&spec.fs(id).name)
+    camel(&spec.flag_set(id).name)
 }
 
 pub fn version_tokens(v: Version) -> TokenStream {
     let (a, b) = (
-        Literal::u8_unsuffixed(v.major as u8),
-        Literal::u8_unsuffixed(v.minor as u8),
+        Literal::u8_unsuffixed(v.major),
+        Literal::u8_unsuffixed(v.minor),
     );
     quote!(crate::version::Version::new(#a, #b))
 }
@@ -115,5 +116,196 @@ pub fn prim_lit(p: Prim, v: &Lit) -> TokenStream {
             let l = Literal::f64_unsuffixed(*x);
             quote!(#l)
         }
+    }
+}
+
+pub fn view_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
+    format_ident!("{}View", camel(&spec.structure(id).name))
+}
+
+pub fn owned_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
+    camel(&spec.structure(id).name)
+}
+
+pub fn variant_view_ident(spec: &Spec, tag_space: SpaceId) -> proc_macro2::Ident {
+    format_ident!("{}VariantView", camel(&spec.space(tag_space).name))
+}
+
+pub fn variant_owned_ident(spec: &Spec, tag_space: SpaceId) -> proc_macro2::Ident {
+    format_ident!("{}Variant", camel(&spec.space(tag_space).name))
+}
+
+/// The typed Rust type of a scalar field.
+pub fn scalar_ty(spec: &Spec, ty: &FieldType) -> TokenStream {
+    match ty {
+        FieldType::Prim(p) => prim_type(*p),
+        FieldType::Tag(tag_space) => {
+            let t = space_type(spec, *tag_space);
+            quote!(crate::wire::TagValue<super::tags::#t>)
+        }
+        FieldType::Flags(flag_set) => {
+            let t = flags_type(spec, *flag_set);
+            quote!(super::flags::#t)
+        }
+        _ => quote!(()),
+    }
+}
+
+/// Wrap a raw prim expression into the field's typed scalar.
+pub fn wrap_scalar(spec: &Spec, ty: &FieldType, raw: TokenStream) -> TokenStream {
+    match ty {
+        FieldType::Prim(_) => raw,
+        FieldType::Tag(tag_space) => {
+            let t = space_type(spec, *tag_space);
+            quote!(crate::wire::TagValue::<super::tags::#t>::from_raw(#raw as u32))
+        }
+        FieldType::Flags(flag_set) => {
+            let t = flags_type(spec, *flag_set);
+            quote!(super::flags::#t(#raw))
+        }
+        _ => raw,
+    }
+}
+
+/// A typed scalar as its raw prim value.
+pub fn unwrap_scalar(spec: &Spec, ty: &FieldType, v: TokenStream) -> TokenStream {
+    match ty {
+        FieldType::Prim(_) => v,
+        FieldType::Tag(tag_space) => {
+            let p = prim_type(spec.space(*tag_space).width.prim());
+            quote!((#v.raw() as #p))
+        }
+        FieldType::Flags(_) => quote!(#v.0),
+        _ => v,
+    }
+}
+
+/// A typed scalar as an i128 for comparisons (floats stay f64).
+pub fn numeric(ty: &FieldType, prim: Prim, v: TokenStream) -> TokenStream {
+    match ty {
+        FieldType::Tag(_) => quote!((#v.raw() as i128)),
+        FieldType::Flags(_) => quote!((#v.0 as i128)),
+        _ if prim.is_float() => quote!((#v as f64)),
+        _ => quote!((#v as i128)),
+    }
+}
+
+/// The local holding a field's value inside a parse or `from_value` function (`f_<name>`).
+pub fn value_local(f: &Field) -> proc_macro2::Ident {
+    format_ident!("f_{}", f.name.trim_start_matches('_'))
+}
+
+/// The local holding a field's absolute offset inside a parse function (`o_<name>`).
+pub fn offset_local(f: &Field) -> proc_macro2::Ident {
+    format_ident!("o_{}", f.name.trim_start_matches('_'))
+}
+
+/// The local holding a param's value inside a parse function (`p_<name>`).
+pub fn param_local(name: &str) -> proc_macro2::Ident {
+    format_ident!("p_{}", name)
+}
+
+/// Expression of an earlier field's typed value reached by `path` inside the parse function
+/// (views) or the from_value function (owned, `owned = true`).
+pub fn path_expr(spec: &Spec, path: &FieldPath, owned: bool) -> TokenStream {
+    let root = spec.structure(path.root);
+    let first = &root.fields[path.steps[0]];
+    let mut e = {
+        let i = value_local(first);
+        quote!(#i)
+    };
+    let mut cur = first;
+    for &step in &path.steps[1..] {
+        let FieldType::Struct(id) = cur.ty else { break };
+        let next = &spec.structure(id).fields[step];
+        let n = ident(&next.name);
+        e = if owned {
+            quote!(#e.#n)
+        } else {
+            quote!(#e.#n())
+        };
+        cur = next;
+    }
+    e
+}
+
+/// Absolute offset of the field a path names, inside a parse function.
+pub fn path_offset_expr(spec: &Spec, path: &FieldPath) -> TokenStream {
+    let root = spec.structure(path.root);
+    let first = &root.fields[path.steps[0]];
+    let o = offset_local(first);
+    let mut extra = 0u64;
+    let mut cur = first;
+    for &step in &path.steps[1..] {
+        let FieldType::Struct(id) = cur.ty else { break };
+        let next = &spec.structure(id).fields[step];
+        extra += next.const_offset().unwrap_or(0);
+        cur = next;
+    }
+    let extra = lit_u64(extra);
+    quote!((#o + #extra))
+}
+
+pub fn condition_expr(spec: &Spec, c: &Condition, owned: bool) -> TokenStream {
+    let f = spec.resolve(c.path());
+    let v = path_expr(spec, c.path(), owned);
+    let prim = f.ty.scalar_prim(spec).unwrap_or(Prim::U64);
+    let n = numeric(&f.ty, prim, v.clone());
+    match c {
+        Condition::Equals(_, k) => {
+            let k = Literal::i128_unsuffixed(*k);
+            quote!((#n == #k))
+        }
+        Condition::NotEquals(_, k) => {
+            let k = Literal::i128_unsuffixed(*k);
+            quote!((#n != #k))
+        }
+        Condition::HasBit(_, _, b) => {
+            let m = Literal::i128_unsuffixed(1i128 << b);
+            quote!((#n & #m != 0))
+        }
+        Condition::LacksBit(_, _, b) => {
+            let m = Literal::i128_unsuffixed(1i128 << b);
+            quote!((#n & #m == 0))
+        }
+    }
+}
+
+pub fn count_expr(s: &Structure, c: &Count) -> TokenStream {
+    match c {
+        Count::Const(n) => {
+            let n = lit_u64(*n);
+            quote!(#n)
+        }
+        Count::Field(i) => {
+            let f = value_local(&s.fields[*i]);
+            quote!((#f as u64))
+        }
+        Count::Param(p) => {
+            let p = param_local(p);
+            quote!(#p)
+        }
+        Count::Rest => quote!(0u64),
+    }
+}
+
+pub fn default_tokens(spec: &Spec, s: &Structure, f: &Field, owned_self: bool) -> TokenStream {
+    let prim = f.ty.scalar_prim(spec).unwrap_or(Prim::U8);
+    match &f.default {
+        Some(DefaultValue::Int(n)) => wrap_scalar(spec, &f.ty, prim_lit(prim, &Lit::Int(*n))),
+        Some(DefaultValue::Float(x)) => wrap_scalar(spec, &f.ty, prim_lit(prim, &Lit::Float(*x))),
+        Some(DefaultValue::Bytes(b)) => {
+            let b: Vec<_> = b.iter().map(|x| Literal::u8_unsuffixed(*x)).collect();
+            quote!(vec![#(#b),*])
+        }
+        Some(DefaultValue::Expr { field, .. }) => {
+            let n = ident(&s.fields[*field].name);
+            if owned_self {
+                quote!(self.#n)
+            } else {
+                quote!(self.#n())
+            }
+        }
+        None => wrap_scalar(spec, &f.ty, prim_lit(prim, &Lit::Int(0))),
     }
 }

@@ -5,6 +5,7 @@ use quote::{format_ident, quote};
 
 use super::common::*;
 use crate::model::*;
+use crate::render::{self, Style};
 
 pub fn axes(spec: &Spec) -> TokenStream {
     let variants: Vec<_> = spec.axes.iter().map(|a| axis_variant(&a.name)).collect();
@@ -47,8 +48,8 @@ pub fn axes(spec: &Spec) -> TokenStream {
         .iter()
         .filter_map(|a| {
             let scheme = a.scheme.as_ref()?;
-            let sp = spec.sp(spec.space("scheme")?);
-            let value = Literal::u32_unsuffixed(sp.tag(scheme)?.value);
+            let tag_space = spec.space(spec.roles.scheme);
+            let value = Literal::u32_unsuffixed(tag_space.tag(scheme)?.value);
             let v = axis_variant(&a.name);
             Some(quote!(#value => Some(Axis::#v),))
         })
@@ -59,26 +60,17 @@ pub fn axes(spec: &Spec) -> TokenStream {
     for st in &spec.structures {
         for f in &st.fields {
             if f.since > st.since {
-                let v = axis_variant(&spec.ax(st.axis).name);
+                let v = axis_variant(&spec.axis(st.axis).name);
                 let since = version_tokens(f.since);
                 let (sn, fname) = (st.name.as_str(), f.name.as_str());
-                let default = match &f.default {
-                    Some(DefaultValue::Int(n)) => n.to_string(),
-                    Some(DefaultValue::Float(x)) => format!("{x:?}"),
-                    Some(DefaultValue::Bytes(b)) => crate::diag::hex(b),
-                    Some(DefaultValue::Expr { field, .. }) => {
-                        format!("= {}", st.fields[*field].name)
-                    }
-                    None => "(none)".to_string(),
-                };
+                let default = f.default.as_ref().map_or("(none)".to_string(), |d| {
+                    render::default(st, d, Style::Message)
+                });
                 defaults.push(quote!(AppendedField { axis: Axis::#v, structure: #sn, field: #fname, since: #since, default: #default }));
             }
         }
     }
-    let status = match spec.status {
-        Status::Draft => "draft",
-        Status::Released => "released",
-    };
+    let status = spec.status.word();
     quote! {
         /// `"draft"` before the first stable release, `"released"` after.
         pub const STATUS: &str = #status;
@@ -150,29 +142,13 @@ pub fn rules(spec: &Spec) -> TokenStream {
         .iter()
         .map(|r| format_ident!("{}", format!("{:?}", r.enforced_by)))
         .collect();
+    let action_enum = word_enum::<Action>("Action", "What a reader does when a rule is broken.");
+    let actor_enum = word_enum::<Actor>("Actor", "Who a rule binds.");
+    let enforced_by_enum = word_enum::<EnforcedBy>("EnforcedBy", "Where a rule is enforced.");
     quote! {
-        /// What a reader does when a rule is broken.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Action {
-            /// Rejected in every mode.
-            Reject,
-            /// Rejected unless the reader is permissive.
-            Strict,
-            /// A SHOULD-check: when checked and violated, rejected unless permissive.
-            Validate,
-            /// Reported, never rejected.
-            Warn,
-            /// A writer duty or a reader behaviour that rejects nothing.
-            Obligation,
-        }
-
-        /// Who a rule binds.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Actor { Reader, Writer, Both }
-
-        /// Where a rule is enforced.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum EnforcedBy { Table, Runtime, Writer, Structure }
+        #action_enum
+        #actor_enum
+        #enforced_by_enum
 
         /// Every rule of the facts sheets (spec/rules).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -195,62 +171,59 @@ pub fn rules(spec: &Spec) -> TokenStream {
 }
 
 pub fn tags(spec: &Spec) -> TokenStream {
-    let mut out = quote! {
-        /// What an element type's bits mean.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum ElementKind { Float, Signed, Unsigned, Bool, Scale, Complex }
-        /// How sub-byte elements share bytes.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Packing { None, LsbFirst, Group4In3 }
-        /// A layout's class.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum LayoutClass { Dense, Sparse, Indirect, Virtual }
-    };
-    for (i, sp) in spec.spaces.iter().enumerate() {
+    let mut out = TokenStream::new();
+    out.extend(word_enum::<ElementKind>(
+        "ElementKind",
+        "What an element type's bits mean.",
+    ));
+    out.extend(word_enum::<Packing>(
+        "Packing",
+        "How sub-byte elements share bytes.",
+    ));
+    out.extend(word_enum::<LayoutClass>("LayoutClass", "A layout's class."));
+    out.extend(scheme_parameters(spec));
+    for (i, tag_space) in spec.spaces.iter().enumerate() {
         let id = SpaceId(i as u32);
         let ty = space_type(spec, id);
-        let name = sp.name.as_str();
-        let axis = axis_path(spec, sp.axis);
+        let name = tag_space.name.as_str();
+        let axis = axis_path(spec, tag_space.axis);
         let (inv, unk, prv) = (
-            rule_path(spec, sp.reject.invalid),
-            rule_path(spec, sp.reject.unknown),
-            rule_path(spec, sp.reject.private),
+            rule_path(spec, tag_space.reject.invalid),
+            rule_path(spec, tag_space.reject.unknown),
+            rule_path(spec, tag_space.reject.private),
         );
-        let raw = prim_type(sp.width.prim());
-        let wbytes = Literal::usize_unsuffixed(sp.width.bytes() as usize);
-        let variants: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
-        let docs: Vec<_> = sp
+        let raw = prim_type(tag_space.width.prim());
+        let wbytes = Literal::usize_unsuffixed(tag_space.width.bytes() as usize);
+        let variants: Vec<_> = tag_space.tags.iter().map(|t| camel(&t.name)).collect();
+        let docs: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| doc(&format!("`{:#04x}`: {}", t.value, t.title)))
             .collect();
-        let deprecations: Vec<_> = sp
+        let deprecations: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| match &t.deprecated {
                 Some(d) => {
-                    let note = format!(
-                        "deprecated since {}{}",
-                        spec.ax(sp.axis).show(d.since),
-                        d.replacement
-                            .as_ref()
-                            .map(|r| format!("; use `{r}`"))
-                            .unwrap_or_default()
-                    );
+                    let note = render::deprecation(spec, tag_space.axis, d, Style::Message);
                     quote!(#[deprecated(note = #note)])
                 }
                 None => quote!(),
             })
             .collect();
-        let values: Vec<_> = sp
+        let values: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| Literal::u32_unsuffixed(t.value))
             .collect();
-        let names: Vec<_> = sp.tags.iter().map(|t| t.name.as_str()).collect();
-        let titles: Vec<_> = sp.tags.iter().map(|t| t.title.as_str()).collect();
-        let sinces: Vec<_> = sp.tags.iter().map(|t| version_tokens(t.since)).collect();
-        let dep_since: Vec<_> = sp
+        let names: Vec<_> = tag_space.tags.iter().map(|t| t.name.as_str()).collect();
+        let titles: Vec<_> = tag_space.tags.iter().map(|t| t.title.as_str()).collect();
+        let sinces: Vec<_> = tag_space
+            .tags
+            .iter()
+            .map(|t| version_tokens(t.since))
+            .collect();
+        let dep_since: Vec<_> = tag_space
             .tags
             .iter()
             .map(|t| match &t.deprecated {
@@ -261,7 +234,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 None => quote!(None),
             })
             .collect();
-        let replacements: Vec<_> = sp
+        let replacements: Vec<_> = tag_space
             .tags
             .iter()
             .map(
@@ -274,7 +247,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 },
             )
             .collect();
-        let range_arms: Vec<_> = sp
+        let range_arms: Vec<_> = tag_space
             .ranges
             .iter()
             .map(|r| {
@@ -300,7 +273,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 quote!(#a..=#b => #class,)
             })
             .collect();
-        let ranges_doc: Vec<_> = sp
+        let ranges_doc: Vec<_> = tag_space
             .ranges
             .iter()
             .map(|r| {
@@ -314,8 +287,8 @@ pub fn tags(spec: &Spec) -> TokenStream {
             })
             .collect();
         let extra = tag_attr_methods(spec, id);
-        let tydoc = format!(" {} tag space (`{}`).", sp.title, sp.name);
-        let allow_dep = if sp.tags.iter().any(|t| t.deprecated.is_some()) {
+        let tydoc = format!(" {} tag space (`{}`).", tag_space.title, tag_space.name);
+        let allow_dep = if tag_space.tags.iter().any(|t| t.deprecated.is_some()) {
             quote!(#[allow(deprecated)])
         } else {
             quote!()
@@ -372,27 +345,48 @@ pub fn tags(spec: &Spec) -> TokenStream {
     out
 }
 
-/// Space-specific attribute accessors.
+/// A model enum of words as a generated enum of the same variants, with its doc and each
+/// variant's.
+fn word_enum<T: Word + std::fmt::Debug>(name: &str, doc_text: &str) -> TokenStream {
+    let ty = format_ident!("{}", name);
+    let variants: Vec<_> = T::values()
+        .iter()
+        .map(|v| {
+            let variant = format_ident!("{}", format!("{v:?}"));
+            let d = doc(v.meaning());
+            quote!(#d #variant)
+        })
+        .collect();
+    let d = doc(doc_text);
+    quote! {
+        #d
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum #ty { #(#variants),* }
+    }
+}
+
+/// The attributes of every tag of a space, when each tag carries them.
+fn attributes<'s, A>(
+    tag_space: &'s TagSpace,
+    pick: impl Fn(&'s TagAttrs) -> Option<A>,
+) -> Option<Vec<A>> {
+    tag_space.tags.iter().map(|t| pick(&t.attrs)).collect()
+}
+
+/// Accessors for the attributes of the space's role (spec/README.md, "Space-specific
+/// attributes").
 fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
-    let sp = spec.sp(id);
+    let tag_space = spec.space(id);
     let ty = space_type(spec, id);
-    let vs: Vec<_> = sp.tags.iter().map(|t| camel(&t.name)).collect();
-    match sp.name.as_str() {
-        "element_type" => {
-            let attrs: Vec<&ElementTypeAttrs> = sp
-                .tags
-                .iter()
-                .filter_map(|t| {
-                    if let TagAttrs::ElementType(a) = &t.attrs {
-                        Some(a)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            if attrs.len() != sp.tags.len() {
+    let vs: Vec<_> = tag_space.tags.iter().map(|t| camel(&t.name)).collect();
+    match spec.roles.of(id) {
+        Some(Role::ElementType) => {
+            let Some(attrs) = attributes(tag_space, |a| match a {
+                TagAttrs::ElementType(a) => Some(a),
+                _ => None,
+            }) else {
                 return quote!();
-            }
+            };
             let bits: Vec<_> = attrs
                 .iter()
                 .map(|a| Literal::u32_unsuffixed(a.bits))
@@ -424,21 +418,13 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn format(self) -> &'static str { match self { #(#ty::#vs => #formats,)* } }
             }
         }
-        "layout" => {
-            let attrs: Vec<&LayoutAttrs> = sp
-                .tags
-                .iter()
-                .filter_map(|t| {
-                    if let TagAttrs::Layout(a) = &t.attrs {
-                        Some(a)
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            if attrs.len() != sp.tags.len() {
+        Some(Role::Layout) => {
+            let Some(attrs) = attributes(tag_space, |a| match a {
+                TagAttrs::Layout(a) => Some(a),
+                _ => None,
+            }) else {
                 return quote!();
-            }
+            };
             let classes: Vec<_> = attrs
                 .iter()
                 .map(|a| {
@@ -466,30 +452,48 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .iter()
                 .map(|a| a.byte_offset == ByteOffsetRule::Zero)
                 .collect();
+            let rank_rules: Vec<_> = attrs.iter().map(|a| rule_path(spec, a.rank_rule)).collect();
+            let scalar_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| optional_rule(spec, a.scalar_rule))
+                .collect();
+            let private_scalar = optional_rule(
+                spec,
+                tag_space
+                    .ranges
+                    .iter()
+                    .filter(|r| r.kind == RangeKind::Private)
+                    .find_map(|r| r.scalar_rule),
+            );
             quote! {
                 pub fn class(self) -> LayoutClass { match self { #(#ty::#vs => #classes,)* } }
                 /// The ranks the layout allows, inclusive.
                 pub fn rank_range(self) -> (u32, u32) { match self { #(#ty::#vs => (#rmin, #rmax),)* } }
+                /// The rule a rank outside [`Self::rank_range`] breaks.
+                pub fn rank_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #rank_rules,)* } }
+                /// The rule rank 0 (a scalar) breaks; `None` for a layout that allows rank 0.
+                pub fn scalar_rule(self) -> Option<crate::generated::rules::Rule> { match self { #(#ty::#vs => #scalar_rules,)* } }
+                /// The rule rank 0 breaks under an implementation-private layout.
+                pub const PRIVATE_SCALAR_RULE: Option<crate::generated::rules::Rule> = #private_scalar;
                 /// The layout's own buffers (before quantization parameter buffers) at `rank`.
                 pub fn layout_buffers(self, rank: u64) -> u64 { match self { #(#ty::#vs => #ba * rank + #bb,)* } }
                 /// Whether `byte_offset` must be zero (OFS-2) rather than bounded by buffer 0 (OFS-1).
                 pub fn byte_offset_zero(self) -> bool { match self { #(#ty::#vs => #zero,)* } }
             }
         }
-        "device" => {
-            let lists: Vec<_> = sp
+        Some(Role::Device) => {
+            let lists: Vec<_> = tag_space
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = if let TagAttrs::Device { memory_classes } = &t.attrs {
-                        memory_classes.clone()
-                    } else {
-                        Vec::new()
+                    let m = match &t.attrs {
+                        TagAttrs::Device { memory_classes } => memory_classes.clone(),
+                        _ => Vec::new(),
                     };
                     quote!(&[#(#m),*])
                 })
                 .collect();
-            let private: Vec<String> = sp
+            let private: Vec<String> = tag_space
                 .ranges
                 .iter()
                 .filter(|r| r.kind == RangeKind::Private)
@@ -502,67 +506,46 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub const PRIVATE_MEMORY_CLASSES: &'static [&'static str] = &[#(#private),*];
             }
         }
-        "scheme" => {
-            let mut storage = Vec::new();
-            let mut params = Vec::new();
-            let mut flags = Vec::new();
-            let mut storage_rules = Vec::new();
-            for t in &sp.tags {
-                if let TagAttrs::Scheme(a) = &t.attrs {
-                    let et = spec.space("element_type").map(|e| space_type(spec, e));
-                    let st: Vec<_> = a
-                        .storage
-                        .iter()
-                        .map(|s| {
-                            let v = camel(s);
-                            quote!(super::tags::#et::#v)
-                        })
-                        .collect();
-                    storage.push(quote!(&[#(#st),*]));
-                    let ps: Vec<_> = a
-                        .parameters
-                        .iter()
-                        .map(|p| {
-                            let (n, i) = (p.name.as_str(), p.index_field.as_str());
-                            let u = match &p.unless_flag {
-                                Some(f) => {
-                                    let bit = spec.fs(a.flags).bit(f).map(|b| b.bit).unwrap_or(0);
-                                    let m = Literal::u64_unsuffixed(1u64 << bit);
-                                    quote!(Some(#m))
-                                }
-                                None => quote!(None),
-                            };
-                            quote!((#n, #i, #u))
-                        })
-                        .collect();
-                    params.push(quote!(&[#(#ps),*]));
-                    flags.push(spec.fs(a.flags).name.clone());
-                    storage_rules.push(rule_path(spec, a.storage_rule));
-                }
-            }
-            if storage.len() != sp.tags.len() {
+        Some(Role::Scheme) => {
+            let Some(attrs) = attributes(tag_space, |a| match a {
+                TagAttrs::Scheme(a) => Some(a),
+                _ => None,
+            }) else {
                 return quote!();
-            }
+            };
+            let element_type = space_type(spec, spec.roles.element_type);
+            let storage: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    let st = a.storage.iter().map(|s| camel(s));
+                    quote!(&[#(super::tags::#element_type::#st),*])
+                })
+                .collect();
+            let storage_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| rule_path(spec, a.storage_rule))
+                .collect();
+            let flags: Vec<_> = attrs
+                .iter()
+                .map(|a| spec.flag_set(a.flags).name.as_str())
+                .collect();
             quote! {
                 /// Element types the scheme may quantize.
-                pub fn storage(self) -> &'static [super::tags::ElementType] { match self { #(#ty::#vs => #storage,)* } }
+                pub fn storage(self) -> &'static [super::tags::#element_type] { match self { #(#ty::#vs => #storage,)* } }
                 /// The rule a payload breaks when its type tag is not in `storage`.
                 pub fn storage_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #storage_rules,)* } }
-                /// Parameter buffers: `(name, payload field holding the index, flag mask that drops it)`.
-                pub fn parameters(self) -> &'static [(&'static str, &'static str, Option<u64>)] { match self { #(#ty::#vs => #params,)* } }
                 /// The scheme's flag set.
                 pub fn flag_set(self) -> &'static str { match self { #(#ty::#vs => #flags,)* } }
             }
         }
-        "combine_op" => {
-            let lists: Vec<_> = sp
+        Some(Role::CombineOp) => {
+            let lists: Vec<_> = tag_space
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = if let TagAttrs::CombineOp { legal_with } = &t.attrs {
-                        legal_with.clone()
-                    } else {
-                        Vec::new()
+                    let m = match &t.attrs {
+                        TagAttrs::CombineOp { legal_with } => legal_with.clone(),
+                        _ => Vec::new(),
                     };
                     quote!(&[#(#m),*])
                 })
@@ -572,37 +555,88 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn legal_with(self) -> &'static [&'static str] { match self { #(#ty::#vs => #lists,)* } }
             }
         }
-        "block_table_index_type" => {
-            let bytes: Vec<_> = sp
-                .tags
-                .iter()
-                .map(|t| {
-                    Literal::u64_unsuffixed(if let TagAttrs::IndexType { bytes } = t.attrs {
-                        bytes as u64
-                    } else {
-                        0
-                    })
-                })
-                .collect();
+        Some(Role::BlockTableIndexType) => {
+            let Some(bytes) = attributes(tag_space, |a| match a {
+                TagAttrs::IndexType { bytes } => Some(Literal::u64_unsuffixed(u64::from(*bytes))),
+                _ => None,
+            }) else {
+                return quote!();
+            };
             quote! {
                 /// Byte width of one index.
                 pub fn index_bytes(self) -> u64 { match self { #(#ty::#vs => #bytes,)* } }
             }
         }
-        _ => quote!(),
+        Some(Role::MemoryClass | Role::CompositionRule) | None => quote!(),
+    }
+}
+
+/// `Some(rule)` or `None` as tokens.
+fn optional_rule(spec: &Spec, rule: Option<RuleId>) -> TokenStream {
+    match rule {
+        Some(r) => {
+            let r = rule_path(spec, r);
+            quote!(Some(#r))
+        }
+        None => quote!(None),
+    }
+}
+
+/// The parameter buffers of the scheme role's space: an enum of every parameter any scheme
+/// names (`SchemeParameter`), and a parameter buffer a payload references.
+fn scheme_parameters(spec: &Spec) -> TokenStream {
+    let scheme = spec.roles.scheme;
+    let space = space_type(spec, scheme);
+    let ty = format_ident!("{}Parameter", space);
+    let buffer = format_ident!("{}ParameterBuffer", space);
+    let mut names: Vec<&str> = Vec::new();
+    for t in &spec.space(scheme).tags {
+        if let TagAttrs::Scheme(a) = &t.attrs {
+            for p in &a.parameters {
+                if !names.contains(&p.name.as_str()) {
+                    names.push(&p.name);
+                }
+            }
+        }
+    }
+    let variants: Vec<_> = names.iter().map(|n| camel(n)).collect();
+    let doc_text = format!(
+        " A parameter buffer of a `{}` value (its `parameters` in the spec).",
+        spec.space(scheme).name
+    );
+    quote! {
+        #[doc = #doc_text]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum #ty { #(#variants),* }
+
+        impl #ty {
+            /// Every parameter, in the order the spec first names them.
+            pub const ALL: &'static [#ty] = &[#(#ty::#variants),*];
+            /// The parameter's name in the spec.
+            pub fn name(self) -> &'static str { match self { #(#ty::#variants => #names,)* } }
+        }
+
+        /// A parameter buffer a payload references: the parameter, the buffer's index in the
+        /// buffer table, and the absolute offset of the field holding the index.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct #buffer {
+            pub parameter: #ty,
+            pub index: u64,
+            pub at: u64,
+        }
     }
 }
 
 pub fn flags(spec: &Spec) -> TokenStream {
     let mut out = TokenStream::new();
-    for (i, fs) in spec.flag_sets.iter().enumerate() {
+    for (i, flag_set) in spec.flag_sets.iter().enumerate() {
         let ty = flags_type(spec, FlagSetId(i as u32));
-        let raw = prim_type(fs.width.prim());
-        let wbytes = Literal::usize_unsuffixed(fs.width.bytes() as usize);
-        let name = fs.name.as_str();
-        let axis = axis_path(spec, fs.axis);
-        let rule = rule_path(spec, fs.rule);
-        let consts: Vec<_> = fs
+        let raw = prim_type(flag_set.width.prim());
+        let wbytes = Literal::usize_unsuffixed(flag_set.width.bytes() as usize);
+        let name = flag_set.name.as_str();
+        let axis = axis_path(spec, flag_set.axis);
+        let rule = rule_path(spec, flag_set.rule);
+        let consts: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -611,7 +645,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 let d = doc(&format!("bit {}: {}", b.bit, b.title));
                 let dep = match &b.deprecated {
                     Some(d) => {
-                        let note = format!("deprecated since {}", spec.ax(fs.axis).show(d.since));
+                        let note = render::deprecation(spec, flag_set.axis, d, Style::Message);
                         quote!(#[deprecated(note = #note)])
                     }
                     None => quote!(),
@@ -619,9 +653,9 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#d #dep pub const #c: #ty = #ty(#m as #raw);)
             })
             .collect();
-        let allocated = Literal::u64_unsuffixed(fs.allocated_mask());
-        let reserved = Literal::u64_unsuffixed(fs.reserved_mask());
-        let known_arms: Vec<_> = fs
+        let allocated = Literal::u64_unsuffixed(flag_set.allocated_mask());
+        let reserved = Literal::u64_unsuffixed(flag_set.reserved_mask());
+        let known_arms: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -630,7 +664,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(if #v <= v { m |= #m; })
             })
             .collect();
-        let name_arms: Vec<_> = fs
+        let name_arms: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -639,7 +673,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#n => Some(#s),)
             })
             .collect();
-        let since_arms: Vec<_> = fs
+        let since_arms: Vec<_> = flag_set
             .bits
             .iter()
             .map(|b| {
@@ -648,7 +682,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 quote!(#n => Some(#v),)
             })
             .collect();
-        let dep_mask: u64 = fs
+        let dep_mask: u64 = flag_set
             .bits
             .iter()
             .filter(|b| {
@@ -660,12 +694,17 @@ pub fn flags(spec: &Spec) -> TokenStream {
         let dep_mask = Literal::u64_unsuffixed(dep_mask);
         let tydoc = format!(
             " {} (`{}`); every bit not listed is reserved and must be zero.",
-            fs.title, fs.name
+            flag_set.title, flag_set.name
         );
-        let mutable = if fs.bits.is_empty() {
-            quote!(let m = 0u64; let _ = v;)
+        // The bits a reader at version `v` knows; a set without bits knows none.
+        let known_at = if flag_set.bits.is_empty() {
+            quote!(
+                fn known_at(_: crate::version::Version) -> u64 {
+                    0
+                }
+            )
         } else {
-            quote!(let mut m = 0u64;)
+            quote!(fn known_at(v: crate::version::Version) -> u64 { let mut m = 0u64; #(#known_arms)* m })
         };
         out.extend(quote! {
             #[doc = #tydoc]
@@ -698,7 +737,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 const RULE: crate::generated::rules::Rule = #rule;
                 fn from_bits(bits: u64) -> Self { #ty(bits as #raw) }
                 fn bits(self) -> u64 { self.0 as u64 }
-                fn known_at(v: crate::version::Version) -> u64 { #mutable #(#known_arms)* m }
+                #known_at
                 fn bit_name(bit: u32) -> Option<&'static str> { match bit { #(#name_arms)* _ => None } }
                 fn bit_since(bit: u32) -> Option<crate::version::Version> { match bit { #(#since_arms)* _ => None } }
                 fn deprecated_mask() -> u64 { #dep_mask }

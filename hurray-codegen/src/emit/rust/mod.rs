@@ -1,14 +1,23 @@
 //! The Rust emitter: tag enums, flag types, rules, axes, constants, and for every structure a
-//! borrowed view and an owned form with encode/decode and reflection.
+//! borrowed view and an owned form with encode/decode and reflection. Split by what it emits:
+//! [`meta`] (axes, rules, tags, flags, constants), [`views`] and their [`parse`] functions with
+//! the table [`checks`], [`owned`] forms and their [`values`], and the [`variants`] of
+//! dispatching spaces; [`common`] holds the names and token helpers they share. Every fact
+//! comes from the model, shapes included (`model::shape`); nothing here analyses the spec.
 
+mod checks;
 mod common;
 mod meta;
-mod structs;
+mod owned;
+mod parse;
+mod values;
+mod variants;
+mod views;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::Spec;
+use crate::model::{SpaceId, Spec, StructId};
 
 /// The generated runtime code, formatted, with its preamble.
 pub fn runtime(spec: &Spec) -> String {
@@ -17,7 +26,7 @@ pub fn runtime(spec: &Spec) -> String {
     let tags = meta::tags(spec);
     let flags = meta::flags(spec);
     let consts = meta::consts(spec);
-    let structures = structs::structures(spec);
+    let structures = structures(spec);
     let file: TokenStream = quote! {
         /// The version axes of the spec (the version registry).
         pub mod axes { #axes }
@@ -38,13 +47,47 @@ pub fn runtime(spec: &Spec) -> String {
     )
 }
 
-/// Format generated tokens and prepend the preamble.
+/// Every structure's view and owned form, and the variant enums of every space a field
+/// dispatches on.
+fn structures(spec: &Spec) -> TokenStream {
+    let mut out = TokenStream::new();
+    for i in 0..spec.structures.len() {
+        let id = StructId(i as u32);
+        out.extend(views::view(spec, id));
+        out.extend(owned::owned(spec, id));
+    }
+    for (i, space) in spec.spaces.iter().enumerate() {
+        if space.dispatch.is_some() {
+            out.extend(variants::variant_enums(spec, SpaceId(i as u32)));
+        }
+    }
+    out
+}
+
+/// Format generated tokens and prepend the preamble. Tokens that do not parse as a Rust file
+/// are a bug of this emitter (on a validated model it emits valid Rust): it panics with the
+/// parse error and where it is, rather than writing unformatted text.
 pub fn format(tokens: TokenStream, command: &str) -> String {
-    let body = match syn::parse2::<syn::File>(tokens.clone()) {
-        Ok(file) => prettyplease::unparse(&file),
-        // The emitter produced tokens that do not parse: leave them unformatted so the
-        // compiler points at the problem.
-        Err(_) => tokens.to_string(),
+    let file = match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => file,
+        Err(e) => {
+            let text = tokens.to_string();
+            let at = text
+                .find(&e.span().source_text().unwrap_or_default())
+                .unwrap_or(0);
+            let context: String = text
+                .chars()
+                .skip(at.saturating_sub(200))
+                .take(400)
+                .collect();
+            panic!(
+                "hurray-codegen emitted Rust that does not parse (a bug of the emitter, not of the spec): {e}\nnear: {context}"
+            )
+        }
     };
-    format!("{}\n{body}", super::preamble("//", command))
+    format!(
+        "{}\n{}",
+        super::preamble("//", command),
+        prettyplease::unparse(&file)
+    )
 }

@@ -1,5 +1,10 @@
-//! Model validation: every check that needs the whole lowered model. Each check pushes its
-//! findings and carries on; nothing here stops at the first problem.
+//! Model validation: every check that needs the whole lowered model, including the amendment
+//! rules that judge one spec on its own (S1's range, S3, S4, S6: [`amendment`]). Each check
+//! pushes its findings and carries on; nothing here stops at the first problem. The rules
+//! that compare the spec with its released history live in `amend`.
+
+mod amendment;
+mod defaults;
 
 use std::collections::{HashMap, HashSet};
 
@@ -13,11 +18,11 @@ pub fn validate(spec: &Spec, diags: &mut Diagnostics) {
         ranges(space, diags);
         tags(spec, SpaceId(i as u32), diags);
     }
-    for fs in &spec.flag_sets {
-        flag_bits(spec, fs, diags);
+    for flag_set in &spec.flag_sets {
+        flag_bits(spec, flag_set, diags);
     }
-    for (i, s) in spec.structures.iter().enumerate() {
-        structure(spec, StructId(i as u32), s, diags);
+    for s in &spec.structures {
+        structure(spec, s, diags);
     }
     recursion(spec, diags);
     axes(spec, diags);
@@ -52,10 +57,10 @@ fn ranges(space: &TagSpace, diags: &mut Diagnostics) {
         next = next.max(r.to as u64 + 1);
     }
     if next != space.width.max() + 1 {
-        let sp = space.ranges.last().map(|r| r.span).unwrap_or(space.span);
+        let location = space.ranges.last().map(|r| r.span).unwrap_or(space.span);
         diags.report(
             &lints::RANGE_COVERAGE,
-            Some(sp),
+            Some(location),
             format!(
                 "the ranges of `{}` end at {:#x}, not at {:#x}",
                 space.name,
@@ -71,16 +76,16 @@ fn since_check(
     spec: &Spec,
     axis: AxisId,
     since: Version,
-    sp: Option<crate::source::Span>,
+    location: Option<crate::source::Span>,
     what: &str,
     diags: &mut Diagnostics,
 ) {
-    let a = spec.ax(axis);
+    let a = spec.axis(axis);
     if since > a.current {
         diags.push(
             Diagnostic::new(
                 &lints::SINCE_AFTER_CURRENT,
-                sp,
+                location,
                 format!(
                     "{what} is `since` {} but axis `{}` is at {}",
                     a.show(since),
@@ -99,7 +104,7 @@ fn since_check(
     if since < a.initial {
         diags.report(
             &lints::SINCE_BEFORE_INITIAL,
-            sp,
+            location,
             format!(
                 "{what} is `since` {}, before axis `{}` began at {}",
                 a.show(since),
@@ -112,7 +117,7 @@ fn since_check(
 }
 
 fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
-    let space = spec.sp(id);
+    let space = spec.space(id);
     let mut by_value: HashMap<u32, &Tag> = HashMap::new();
     let mut by_name: HashMap<&str, &Tag> = HashMap::new();
     let names: Vec<(&str, bool)> = space
@@ -146,7 +151,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 .help("rename one of them"),
             );
         }
-        crate::amend::rules::s1_public_range(space, t, diags);
+        amendment::s1_public_range(space, t, diags);
         since_check(
             spec,
             space.axis,
@@ -156,7 +161,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
             diags,
         );
         if let Some(dep) = &t.deprecated {
-            crate::amend::rules::s3_deprecation(
+            amendment::s3_deprecation(
                 spec,
                 space.axis,
                 t.since,
@@ -166,10 +171,7 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 diags,
             );
         }
-        if t.structure.is_some()
-            && !matches!(space.name.as_str(), "layout" | "scheme" | "kv_value")
-            && !space.tags.iter().all(|x| x.structure.is_some())
-        {
+        if t.structure.is_some() && !spec.dispatched(id) {
             diags.report(
                 &lints::BAD_VALUE,
                 Some(t.span),
@@ -177,19 +179,21 @@ fn tags(spec: &Spec, id: SpaceId, diags: &mut Diagnostics) {
                 "remove `structure`",
             );
         }
-        tag_attrs(spec, space, t, diags);
+        tag_attrs(spec, t, diags);
     }
 }
 
-fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
-    let names_in = |space: &str| -> Vec<String> {
+fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
+    let names_in = |space: SpaceId| -> Vec<String> {
         spec.space(space)
-            .map(|s| spec.sp(s).tags.iter().map(|t| t.name.clone()).collect())
-            .unwrap_or_default()
+            .tags
+            .iter()
+            .map(|t| t.name.clone())
+            .collect()
     };
     match &t.attrs {
         TagAttrs::Scheme(a) => {
-            let types = names_in("element_type");
+            let types = names_in(spec.roles.element_type);
             for s in &a.storage {
                 if !types.contains(s) {
                     diags.report(
@@ -200,40 +204,28 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                     );
                 }
             }
-            let st = t.structure.map(|id| spec.s(id));
+            let st = t.structure.map(|id| spec.structure(id));
+            // A parameter's index field is read from every payload: every version has it.
             for p in &a.parameters {
-                let ok = st
-                    .and_then(|s| s.field(&p.index_field))
-                    .is_some_and(|(_, f)| f.ty == FieldType::Prim(Prim::U32));
-                if !ok {
-                    diags.report(
-                        &lints::UNKNOWN_REFERENCE,
-                        Some(t.span),
-                        format!(
-                            "parameter `{}` names no u32 field `{}` in the scheme's payload",
-                            p.name, p.index_field
-                        ),
-                        "name the payload field that holds the buffer index",
-                    );
-                }
-                if let Some(flag) = &p.unless_flag
-                    && spec.fs(a.flags).bit(flag).is_none()
+                if let (Some(st), Some(f)) = (st, spec.parameter_field(t, p))
+                    && (f.since != st.since || f.presence != Presence::Always)
                 {
                     diags.report(
-                        &lints::UNKNOWN_FLAG_BIT,
+                        &lints::BAD_VALUE,
                         Some(t.span),
                         format!(
-                            "`unless_flag = \"{flag}\"` is not a bit of `{}`",
-                            spec.fs(a.flags).name
+                            "parameter `{}` reads `{}.{}`, which not every payload carries",
+                            p.name, st.name, f.name
                         ),
-                        "name a bit of the scheme's flag set",
+                        "a parameter's index field belongs to the payload's first version and is always present",
                     );
                 }
             }
             if spec.scheme_axis(&t.name).is_none() {
                 diags.report(&lints::AXIS_MISMATCH, Some(t.span), format!("scheme `{}` has no axis `scheme.{}` in spec.toml", t.name, t.name), "every allocated scheme is versioned on its own axis (RES-6): add it to spec.toml");
             }
-            if spec.fs(a.flags).axis != spec.scheme_axis(&t.name).unwrap_or(AxisId(u32::MAX)) {
+            if spec.flag_set(a.flags).axis != spec.scheme_axis(&t.name).unwrap_or(AxisId(u32::MAX))
+            {
                 diags.report(
                     &lints::AXIS_MISMATCH,
                     Some(t.span),
@@ -245,7 +237,7 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                 );
             }
             if let Some(st) = st
-                && spec.ax(st.axis).scheme.as_deref() != Some(&t.name)
+                && spec.axis(st.axis).scheme.as_deref() != Some(&t.name)
             {
                 diags.report(
                     &lints::AXIS_MISMATCH,
@@ -259,7 +251,7 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
             }
         }
         TagAttrs::CombineOp { legal_with } => {
-            let rules = names_in("composition_rule");
+            let rules = names_in(spec.roles.composition_rule);
             for r in legal_with {
                 if !rules.contains(r) {
                     diags.report(
@@ -272,7 +264,7 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
             }
         }
         TagAttrs::Device { memory_classes } => {
-            let classes = names_in("memory_class");
+            let classes = names_in(spec.roles.memory_class);
             for m in memory_classes {
                 if !classes.contains(m) && m != "private" {
                     diags.report(
@@ -284,38 +276,29 @@ fn tag_attrs(spec: &Spec, space: &TagSpace, t: &Tag, diags: &mut Diagnostics) {
                 }
             }
         }
-        TagAttrs::Layout(a) if a.rank_min == 0 && t.name != "row_major" => {
-            diags.report(
-                &lints::BAD_VALUE,
-                Some(t.span),
-                format!("layout `{}` allows rank 0", t.name),
-                "only row-major may describe a scalar (LAY-3, RES-22)",
-            );
-        }
         _ => {}
     }
-    let _ = space;
 }
 
-fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
-    let names: Vec<(&str, bool)> = fs
+fn flag_bits(spec: &Spec, flag_set: &FlagSet, diags: &mut Diagnostics) {
+    let names: Vec<(&str, bool)> = flag_set
         .bits
         .iter()
         .map(|b| (b.name.as_str(), b.deprecated.is_some()))
         .collect();
-    for b in &fs.bits {
+    for b in &flag_set.bits {
         since_check(
             spec,
-            fs.axis,
+            flag_set.axis,
             b.since,
             Some(b.span),
             &format!("bit `{}`", b.name),
             diags,
         );
         if let Some(dep) = &b.deprecated {
-            crate::amend::rules::s3_deprecation(
+            amendment::s3_deprecation(
                 spec,
-                fs.axis,
+                flag_set.axis,
                 b.since,
                 dep,
                 &names,
@@ -326,7 +309,7 @@ fn flag_bits(spec: &Spec, fs: &FlagSet, diags: &mut Diagnostics) {
     }
 }
 
-fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) {
+fn structure(spec: &Spec, s: &Structure, diags: &mut Diagnostics) {
     since_check(
         spec,
         s.axis,
@@ -359,22 +342,22 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             );
         }
         if f.since > s.since {
-            crate::amend::rules::s6_gating(spec, s, i, diags);
-            crate::amend::rules::s4_default(spec, s, i, diags);
+            amendment::s6_gating(spec, s, i, diags);
+            amendment::s4_default(spec, s, i, diags);
         } else if let Some(d) = &f.default {
             diags.report(&lints::DEFAULT_ON_BASE_FIELD, f.default_span, format!("field `{}` belongs to the structure's first version; no reader ever defaults it", f.name), "remove `default`, or give the field a later `since`");
-            default_fits(spec, s, f, d, false, diags);
+            defaults::default_fits(spec, s, f, d, false, diags);
         }
         // Params of nested structures must be in scope.
         let nested: Vec<StructId> = match &f.ty {
             FieldType::Struct(t) => vec![*t],
-            FieldType::Dispatch { space, .. } => variants(spec, *space),
+            FieldType::Dispatch { space, .. } => spec.variants(*space),
             _ => Vec::new(),
         };
         for t in nested {
-            for p in &spec.s(t).params {
+            for p in &spec.structure(t).params {
                 if !scope.contains(p.as_str()) {
-                    diags.report(&lints::UNBOUND_PARAM, Some(f.span), format!("`{}` needs param `{p}`, which `{}` neither takes nor binds", spec.s(t).name, s.name), format!("add `params = [\"{p}\"]` or `let = {{ {p} = \"<field path>\" }}` to `{}`", s.name));
+                    diags.report(&lints::UNBOUND_PARAM, Some(f.span), format!("`{}` needs param `{p}`, which `{}` neither takes nor binds", spec.structure(t).name, s.name), format!("add `params = [\"{p}\"]` or `let = {{ {p} = \"<field path>\" }}` to `{}`", s.name));
                 }
             }
         }
@@ -389,7 +372,7 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             );
         }
         if let FieldType::Dispatch { space, on } = &f.ty {
-            dispatch(spec, s, f, *space, on, diags);
+            dispatch(spec, f, *space, on, diags);
         }
         for c in &f.checks {
             if let CheckKind::Bytes(b) = &c.kind
@@ -424,48 +407,15 @@ fn structure(spec: &Spec, id: StructId, s: &Structure, diags: &mut Diagnostics) 
             );
         }
     }
-    let _ = id;
 }
 
-/// The rule bounding a dispatched field when every structure its space selects is
-/// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
-pub fn dispatch_bound(spec: &Spec, space: SpaceId) -> Option<RuleId> {
-    let vs = variants(spec, space);
-    let bound = |id: &StructId| match &spec.s(*id).framing {
-        Framing::LengthPrefixed { rule, .. } => Some(*rule),
-        Framing::Fixed => None,
-    };
-    let first = vs.first().and_then(bound)?;
-    vs.iter().all(|v| bound(v).is_some()).then_some(first)
-}
-
-/// The structures a dispatching space selects.
-pub fn variants(spec: &Spec, space: SpaceId) -> Vec<StructId> {
-    let sp = spec.sp(space);
-    let mut v: Vec<StructId> = sp
-        .tags
-        .iter()
-        .filter_map(|t| t.structure)
-        .chain(sp.ranges.iter().filter_map(|r| r.structure))
-        .collect();
-    v.dedup();
-    v
-}
-
-fn dispatch(
-    spec: &Spec,
-    s: &Structure,
-    f: &Field,
-    space: SpaceId,
-    on: &TagSource,
-    diags: &mut Diagnostics,
-) {
-    let sp = spec.sp(space);
-    if !sp.dispatches() {
+fn dispatch(spec: &Spec, f: &Field, space: SpaceId, on: &TagSource, diags: &mut Diagnostics) {
+    let location = spec.space(space);
+    if !location.dispatches() {
         diags.report(
             &lints::BAD_DISPATCH,
             Some(f.span),
-            format!("space `{}` selects no structures", sp.name),
+            format!("space `{}` selects no structures", location.name),
             "give its tags a `structure`",
         );
         return;
@@ -476,7 +426,7 @@ fn dispatch(
                 diags.report(
                     &lints::BAD_DISPATCH,
                     Some(f.span),
-                    format!("`{}` is not a `tag:{}` field", path.text, sp.name),
+                    format!("`{}` is not a `tag:{}` field", path.text, location.name),
                     "dispatch on a tag of the same space",
                 );
             }
@@ -485,16 +435,16 @@ fn dispatch(
             path_in_variant, ..
         } => {
             let mut seen: Option<u64> = None;
-            for v in variants(spec, space) {
-                let at = peek_offset(spec, v, path_in_variant, space);
+            for v in spec.variants(space) {
+                let at = spec.peek_offset(v, path_in_variant, space);
                 match (at, seen) {
                     (None, _) => diags.report(
                         &lints::BAD_DISPATCH,
                         Some(f.span),
                         format!(
                             "variant `{}` has no `tag:{}` field at a fixed offset along `{}`",
-                            spec.s(v).name,
-                            sp.name,
+                            spec.structure(v).name,
+                            location.name,
                             path_in_variant.join(".")
                         ),
                         "every variant starts with the tag the dispatch reads",
@@ -504,7 +454,7 @@ fn dispatch(
                         Some(f.span),
                         format!(
                             "variant `{}` keeps its tag at byte {a}, others at {b}",
-                            spec.s(v).name
+                            spec.structure(v).name
                         ),
                         "every variant keeps the tag at the same offset",
                     ),
@@ -513,113 +463,26 @@ fn dispatch(
             }
         }
     }
-    let _ = s;
 }
 
-/// The constant offset of a tag field reached by `path` inside structure `id`.
-pub fn peek_offset(spec: &Spec, id: StructId, path: &[String], space: SpaceId) -> Option<u64> {
-    let mut cur = id;
-    let mut off = 0;
-    for (i, name) in path.iter().enumerate() {
-        let (_, f) = spec.s(cur).field(name)?;
-        off += f.const_offset()?;
-        if i + 1 == path.len() {
-            return (f.ty == FieldType::Tag(space)).then_some(off);
-        }
-        match f.ty {
-            FieldType::Struct(t) => cur = t,
-            _ => return None,
-        }
-    }
-    None
-}
-
-pub(crate) fn default_fits(
-    spec: &Spec,
-    s: &Structure,
-    f: &Field,
-    d: &DefaultValue,
-    appended: bool,
-    diags: &mut Diagnostics,
-) {
-    let lint = if appended {
-        &lints::S4_DEFAULT_TYPE
-    } else {
-        &lints::DEFAULT_TYPE
-    };
-    let sp = f.default_span.or(Some(f.span));
-    let prim = f.ty.scalar_prim(spec);
-    let bad = |diags: &mut Diagnostics, why: String| {
-        diags.report(
-            lint,
-            sp,
-            format!("the default of `{}.{}` {why}", s.name, f.name),
-            "S4: the documented default is a value of the field's own type",
-        );
-    };
-    match (d, &f.ty, prim) {
-        (DefaultValue::Expr { field, depends_on }, _, _) => {
-            let dep = &s.fields[*field].name;
-            if !depends_on.contains(dep) {
-                diags.push(
-                    Diagnostic::new(&lints::S4_UNDECLARED_DEPENDENCY, sp, format!("the default of `{}` depends on `{dep}` without declaring it", f.name))
-                        .help(format!("S4: a default may depend on another field only when the dependency is documented: add `depends_on = [\"{dep}\"]`")),
-                );
-            }
-            if s.fields[*field].ty != f.ty {
-                bad(diags, format!("copies `{dep}`, a field of another type"));
-            }
-        }
-        (DefaultValue::Bytes(b), FieldType::Bytes, _) => {
-            if f.count != Some(Count::Const(b.len() as u64)) {
-                bad(
-                    diags,
-                    format!("has {} bytes, not the field's length", b.len()),
-                );
-            }
-        }
-        (DefaultValue::Int(n), _, Some(p)) if p.is_int() => {
-            let (lo, hi) = p.int_range();
-            if *n < lo || *n > hi {
-                bad(diags, format!("{n} does not fit `{}`", p.name()));
-            }
-            if let FieldType::Tag(space) = f.ty
-                && spec.sp(space).tag_by_value(*n as u32).is_none()
-            {
-                bad(
-                    diags,
-                    format!("{n:#x} is not an allocated `{}` value", spec.sp(space).name),
-                );
-            }
-        }
-        (DefaultValue::Float(_) | DefaultValue::Int(_), _, Some(p)) if p.is_float() => {}
-        (DefaultValue::Float(x), _, _) => bad(diags, format!("{x} is a float; the field is not")),
-        _ => bad(diags, "does not fit its type".to_string()),
-    }
-    if f.count.is_some()
-        && !matches!(d, DefaultValue::Bytes(_))
-        && !matches!(f.ty, FieldType::Bytes)
-    {
-        bad(diags, "is a single value; the field repeats".to_string());
-    }
-}
-
+/// A structure that contains itself (the analysis pass's containment graph) bounds its
+/// nesting.
 fn recursion(spec: &Spec, diags: &mut Diagnostics) {
-    for (i, s) in spec.structures.iter().enumerate() {
-        let me = StructId(i as u32);
-        let mut stack: Vec<StructId> = children(spec, me);
-        let mut seen: HashSet<StructId> = HashSet::new();
-        let mut recursive = false;
-        while let Some(c) = stack.pop() {
-            if c == me {
-                recursive = true;
-                break;
-            }
-            if seen.insert(c) {
-                stack.extend(children(spec, c));
+    for s in &spec.structures {
+        for (f, shape) in s.fields.iter().zip(&s.shape.fields) {
+            if shape.recursive && !shape.optional() && f.count.is_none() {
+                diags.report(
+                    &lints::BAD_VALUE,
+                    Some(f.span),
+                    format!(
+                        "`{}.{}` nests the structure in itself in every level, so no data can end",
+                        s.name, f.name
+                    ),
+                    "make the nested level conditional (`present_if`)",
+                );
             }
         }
-        if recursive && s.depth_limit.is_none() {
+        if s.shape.containment.cyclic && s.depth_limit.is_none() {
             diags.report(
                 &lints::MISSING_DEPTH_LIMIT,
                 Some(s.span),
@@ -630,23 +493,13 @@ fn recursion(spec: &Spec, diags: &mut Diagnostics) {
     }
 }
 
-fn children(spec: &Spec, id: StructId) -> Vec<StructId> {
-    spec.s(id)
-        .fields
-        .iter()
-        .flat_map(|f| match &f.ty {
-            FieldType::Struct(t) => vec![*t],
-            FieldType::Dispatch { space, .. } => variants(spec, *space),
-            _ => Vec::new(),
-        })
-        .collect()
-}
-
 fn axes(spec: &Spec, diags: &mut Diagnostics) {
     let schemes: Vec<&str> = spec
-        .space("scheme")
-        .map(|s| spec.sp(s).tags.iter().map(|t| t.name.as_str()).collect())
-        .unwrap_or_default();
+        .space(spec.roles.scheme)
+        .tags
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     for a in &spec.axes {
         if let Some(scheme) = &a.scheme {
             if !schemes.contains(&scheme.as_str()) {

@@ -7,54 +7,149 @@ use std::fmt;
 
 use crate::source::Span;
 
-/// A version on one axis. On a scheme axis `major` is the descriptor major (RES-6) and
-/// `minor` is the `scheme_version` byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Version {
-    pub major: u16,
-    pub minor: u16,
-}
+mod ids;
+pub mod roles;
+pub mod shape;
+pub mod words;
 
-impl Version {
-    pub const fn new(major: u16, minor: u16) -> Version {
-        Version { major, minor }
+pub use ids::{AxisId, FlagSetId, ResolutionId, RuleId, SpaceId, StructId};
+pub use roles::{Role, Roles};
+pub use words::Word;
+use words::words;
+
+/// The one version type of the Hurray tools, with its parse and display (`hurray-version`).
+pub use hurray_version::{AxisStyle, Version};
+
+impl Word for AxisStyle {
+    const WHAT: &'static str = "axis style";
+    fn values() -> &'static [Self] {
+        &AxisStyle::ALL
+    }
+    fn word(self) -> &'static str {
+        AxisStyle::word(self)
+    }
+    fn meaning(self) -> &'static str {
+        AxisStyle::form(self)
     }
 }
 
-/// How an axis writes its versions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AxisStyle {
-    /// `"1.0"`: a major and a minor byte.
-    MajorMinor,
-    /// `1`: the `scheme_version` byte, minor-like under the descriptor major (RES-6).
-    Scheme,
-}
-
-impl AxisStyle {
-    pub fn show(self, v: Version) -> String {
-        match self {
-            AxisStyle::MajorMinor => format!("{}.{}", v.major, v.minor),
-            AxisStyle::Scheme => format!("{}", v.minor),
-        }
+words! {
+    /// Whether the spec has a stable release.
+    pub enum Status: "status" {
+        Draft = "draft",
+        Released = "released",
     }
-}
 
-macro_rules! id_type {
-    ($($name:ident),*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(pub u32);
-        impl $name {
-            pub fn index(self) -> usize { self.0 as usize }
-        }
-    )*};
-}
-id_type!(AxisId, SpaceId, FlagSetId, StructId, RuleId, ResolutionId);
+    /// Integer widths of tags and flags.
+    pub enum Width: "width" {
+        U8 = "u8",
+        U16 = "u16",
+        U32 = "u32",
+    }
 
-/// Whether the spec has a stable release.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Draft,
-    Released,
+    /// What a range of a tag space is for (spec/README.md, `ranges`).
+    pub enum RangeUse: "range kind" {
+        Invalid = "invalid",
+        Public = "public",
+        Reserved = "reserved",
+        Private = "private",
+    }
+
+    /// What an element type's bits mean.
+    pub enum ElementKind: "element kind" {
+        Float = "float",
+        Signed = "signed",
+        Unsigned = "unsigned",
+        Bool = "bool",
+        Scale = "scale",
+        Complex = "complex",
+    }
+
+    /// How sub-byte elements share bytes.
+    pub enum Packing: "packing" {
+        None = "none",
+        LsbFirst = "lsb_first",
+        Group4In3 = "group_4_in_3",
+    }
+
+    /// A layout's class.
+    pub enum LayoutClass: "layout class" {
+        Dense = "dense",
+        Sparse = "sparse",
+        Indirect = "indirect",
+        Virtual = "virtual",
+    }
+
+    /// What bounds a descriptor's `byte_offset` under a layout (OFS-1, OFS-2).
+    pub enum ByteOffsetRule: "byte_offset rule" {
+        Bounded = "bounded",
+        Zero = "zero",
+    }
+
+    /// What a reader does with a bit no flag of the set allocates.
+    pub enum UnknownBits: "unknown-bit behaviour" {
+        Reject = "reject",
+    }
+
+    /// Where the file's trailer sits.
+    pub enum Trailer: "trailer placement" {
+        Last = "last",
+    }
+
+    /// What padding bytes hold.
+    pub enum Padding: "padding rule" {
+        Zero = "zero",
+    }
+
+    /// Whether a table check rejects or only warns.
+    pub enum CheckLevel: "check level" {
+        Reject = "reject",
+        Warn = "warn",
+    }
+
+    /// Who a rule binds.
+    pub enum Actor: "actor" {
+        /// A reader of the format.
+        Reader = "reader",
+        /// A writer of the format.
+        Writer = "writer",
+        /// Readers and writers alike.
+        Both = "both",
+        /// The spec editor: a rule of the amendment process.
+        Editor = "editor",
+    }
+
+    /// What a reader does when a rule is broken.
+    pub enum Action: "action" {
+        /// Rejected in every mode.
+        Reject = "reject",
+        /// Rejected unless the reader is permissive.
+        Strict = "strict",
+        /// A SHOULD-check: when checked and violated, rejected unless permissive.
+        Validate = "validate",
+        /// Reported, never rejected.
+        Warn = "warn",
+        /// A writer duty or a reader behaviour that rejects nothing.
+        Obligation = "obligation",
+    }
+
+    /// Where a rule is enforced.
+    pub enum EnforcedBy: "enforcement" {
+        /// A check in `structures/`, run by the generated parse.
+        Table = "table",
+        /// The runtime's semantic layer.
+        Runtime = "runtime",
+        /// The runtime's writer, which refuses to write it.
+        Writer = "writer",
+        /// The generated structural parse.
+        Structure = "structure",
+        /// The amendment checker's lints (`hurray-spec check`).
+        Amendment = "amendment",
+        /// `#[derive(HurraySection)]`, at compile time.
+        Derive = "derive",
+        /// Nothing: no software can enforce or observe the rule (`Rule::unenforceable` says why).
+        Unenforceable = "none",
+    }
 }
 
 /// The whole spec.
@@ -63,6 +158,8 @@ pub struct Spec {
     pub title: String,
     pub status: Status,
     pub status_span: Span,
+    /// The spaces the tools give meaning to, by role.
+    pub roles: Roles,
     pub axes: Vec<Axis>,
     pub spaces: Vec<TagSpace>,
     pub flag_sets: Vec<FlagSet>,
@@ -108,14 +205,6 @@ impl Axis {
     }
 }
 
-/// Integer widths of tags and flags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Width {
-    U8,
-    U16,
-    U32,
-}
-
 impl Width {
     pub fn bytes(self) -> u32 {
         match self {
@@ -148,13 +237,27 @@ pub enum RangeKind {
 }
 
 impl RangeKind {
-    pub fn word(self) -> &'static str {
-        match self {
-            RangeKind::Invalid => "invalid",
-            RangeKind::Public { .. } => "public",
-            RangeKind::Reserved => "reserved",
-            RangeKind::Private => "private",
+    /// The kind of a range of the given use; `tier` labels public ranges.
+    pub fn new(range_use: RangeUse, tier: Option<u8>) -> RangeKind {
+        match range_use {
+            RangeUse::Invalid => RangeKind::Invalid,
+            RangeUse::Public => RangeKind::Public { tier },
+            RangeUse::Reserved => RangeKind::Reserved,
+            RangeUse::Private => RangeKind::Private,
         }
+    }
+    /// What the range is for.
+    pub fn range_use(self) -> RangeUse {
+        match self {
+            RangeKind::Invalid => RangeUse::Invalid,
+            RangeKind::Public { .. } => RangeUse::Public,
+            RangeKind::Reserved => RangeUse::Reserved,
+            RangeKind::Private => RangeUse::Private,
+        }
+    }
+    /// The range kind's word.
+    pub fn word(self) -> &'static str {
+        self.range_use().word()
     }
 }
 
@@ -164,7 +267,10 @@ pub struct Range {
     pub to: u32,
     pub kind: RangeKind,
     pub structure: Option<StructId>,
+    /// (device) memory classes valid on a private device of this range.
     pub memory_classes: Vec<String>,
+    /// (layout) the rule rank 0 breaks under a private layout of this range.
+    pub scalar_rule: Option<RuleId>,
     pub note: String,
     pub span: Span,
 }
@@ -187,6 +293,8 @@ pub struct TagSpace {
     pub tags: Vec<Tag>,
     pub reject: RejectRules,
     pub resolutions: Vec<ResolutionId>,
+    /// For a space some field dispatches on: what its values select (the analysis pass).
+    pub dispatch: Option<shape::DispatchShape>,
     pub span: Span,
 }
 
@@ -244,23 +352,6 @@ pub enum TagAttrs {
     IndexType { bytes: u8 },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ElementKind {
-    Float,
-    Signed,
-    Unsigned,
-    Bool,
-    Scale,
-    Complex,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Packing {
-    None,
-    LsbFirst,
-    Group4In3,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElementTypeAttrs {
     pub bits: u32,
@@ -270,14 +361,6 @@ pub struct ElementTypeAttrs {
     pub packing: Packing,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LayoutClass {
-    Dense,
-    Sparse,
-    Indirect,
-    Virtual,
-}
-
 /// `a * rank + b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RankLinear {
@@ -285,10 +368,19 @@ pub struct RankLinear {
     pub b: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ByteOffsetRule {
-    Bounded,
-    Zero,
+impl RankLinear {
+    /// Parse `A*rank+B`, `rank`, or `N`.
+    pub fn parse(s: &str) -> Option<RankLinear> {
+        let a = Affine::parse(s)?;
+        if a.terms.keys().any(|k| k != "rank") || a.constant < 0 {
+            return None;
+        }
+        let coef = a.terms.get("rank").copied().unwrap_or(0);
+        (coef >= 0).then_some(RankLinear {
+            a: coef as u32,
+            b: a.constant as u32,
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -298,6 +390,10 @@ pub struct LayoutAttrs {
     pub rank_max: u32,
     pub buffers: RankLinear,
     pub byte_offset: ByteOffsetRule,
+    /// The rule a rank outside `rank_min..=rank_max` breaks.
+    pub rank_rule: RuleId,
+    /// The rule rank 0 (a scalar) breaks, for a layout whose ranks start above 0.
+    pub scalar_rule: Option<RuleId>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -312,9 +408,10 @@ pub struct SchemeAttrs {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemeParameter {
     pub name: String,
-    /// Field name in the scheme's payload structure.
-    pub index_field: String,
-    pub unless_flag: Option<String>,
+    /// The field of the scheme's payload structure that holds the buffer index.
+    pub index_field: usize,
+    /// The bit of the scheme's flag set whose presence drops the parameter.
+    pub unless_bit: Option<u32>,
 }
 
 #[derive(Debug)]
@@ -323,6 +420,7 @@ pub struct FlagSet {
     pub title: String,
     pub width: Width,
     pub axis: AxisId,
+    pub unknown_bits: UnknownBits,
     pub rule: RuleId,
     pub bits: Vec<Bit>,
     pub resolutions: Vec<ResolutionId>,
@@ -437,6 +535,53 @@ impl Affine {
         }
         Some(out)
     }
+}
+
+impl Affine {
+    /// Parse an integer or a linear expression such as `"20+8*rank"` (the form
+    /// [`Affine`]'s `Display` writes).
+    pub fn parse(s: &str) -> Option<Affine> {
+        let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        if compact.is_empty() {
+            return None;
+        }
+        let mut out = Affine::default();
+        for term in compact
+            .replace('-', "+-")
+            .split('+')
+            .filter(|t| !t.is_empty())
+        {
+            let (neg, t) = match term.strip_prefix('-') {
+                Some(t) => (true, t),
+                None => (false, term),
+            };
+            let part = if let Some((a, b)) = t.split_once('*') {
+                let (k, name) = if a.chars().all(|c| c.is_ascii_digit()) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                if !is_identifier(name) {
+                    return None;
+                }
+                Affine::var(name, k.parse().ok()?)
+            } else if t.chars().all(|c| c.is_ascii_digit()) {
+                Affine::constant(t.parse().ok()?)
+            } else if is_identifier(t) {
+                Affine::var(t, 1)
+            } else {
+                return None;
+            };
+            out = out.add(&if neg { part.scale(-1) } else { part });
+        }
+        Some(out)
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
 impl fmt::Display for Affine {
@@ -642,12 +787,6 @@ pub enum Operand {
     Field(usize),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckLevel {
-    Reject,
-    Warn,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Check {
     pub kind: CheckKind,
@@ -697,6 +836,9 @@ pub struct Field {
     pub presence: Presence,
     pub checks: Vec<Check>,
     pub reserved: bool,
+    /// For an integer field: the earlier tag field (its index) whose value's flag set gives
+    /// the field's bits their meaning (a scheme's flags in the shared quantization header).
+    pub flags_of: Option<usize>,
     /// The rule an unknown tag or flag in this field breaks, when it differs from the space's.
     pub rule: Option<RuleId>,
     pub resolutions: Vec<ResolutionId>,
@@ -744,6 +886,8 @@ pub struct Structure {
     pub rules: Vec<RuleId>,
     pub resolutions: Vec<ResolutionId>,
     pub note: String,
+    /// The structure's shape (the analysis pass, after layout).
+    pub shape: shape::StructureShape,
     pub span: Span,
     pub framing_span: Span,
 }
@@ -783,33 +927,11 @@ pub struct Placement {
     pub after_composite_head: u32,
     pub kv_alignment: u32,
     pub index_alignment: u32,
+    pub trailer: Trailer,
+    pub padding: Padding,
     pub rules: Vec<RuleId>,
     pub resolutions: Vec<ResolutionId>,
     pub span: Span,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Actor {
-    Reader,
-    Writer,
-    Both,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Action {
-    Reject,
-    Strict,
-    Validate,
-    Warn,
-    Obligation,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum EnforcedBy {
-    Table,
-    Runtime,
-    Writer,
-    Structure,
 }
 
 #[derive(Debug)]
@@ -822,6 +944,14 @@ pub struct Rule {
     pub action: Action,
     pub enforced_by: EnforcedBy,
     pub resolutions: Vec<ResolutionId>,
+    /// Ids the seeds give the rule.
+    pub seed: Vec<String>,
+    /// What else enforces it.
+    pub also_enforced_by: Vec<EnforcedBy>,
+    /// Amendment lints filed under it in the rule table (the lint registry files others).
+    pub lints: Vec<String>,
+    /// Why no software can enforce or observe it.
+    pub unenforceable: Option<String>,
     pub span: Span,
 }
 
@@ -836,62 +966,162 @@ pub struct Resolution {
 }
 
 impl Spec {
-    pub fn axis(&self, name: &str) -> Option<AxisId> {
+    /// The id of the axis named `name`.
+    pub fn axis_id(&self, name: &str) -> Option<AxisId> {
         self.axes
             .iter()
             .position(|a| a.name == name)
             .map(|i| AxisId(i as u32))
     }
-    pub fn space(&self, name: &str) -> Option<SpaceId> {
+    /// The id of the space named `name`.
+    pub fn space_id(&self, name: &str) -> Option<SpaceId> {
         self.spaces
             .iter()
             .position(|a| a.name == name)
             .map(|i| SpaceId(i as u32))
     }
-    pub fn flag_set(&self, name: &str) -> Option<FlagSetId> {
+    /// The id of the flag set named `name`.
+    pub fn flag_set_id(&self, name: &str) -> Option<FlagSetId> {
         self.flag_sets
             .iter()
             .position(|a| a.name == name)
             .map(|i| FlagSetId(i as u32))
     }
-    pub fn structure(&self, name: &str) -> Option<StructId> {
+    /// The id of the structure named `name`.
+    pub fn structure_id(&self, name: &str) -> Option<StructId> {
         self.structures
             .iter()
             .position(|a| a.name == name)
             .map(|i| StructId(i as u32))
     }
-    pub fn rule(&self, id: &str) -> Option<RuleId> {
+    /// The id of the rule whose sheet id is `id` (`HDR-1`).
+    pub fn rule_id(&self, id: &str) -> Option<RuleId> {
         self.rules
             .iter()
             .position(|r| r.id == id)
             .map(|i| RuleId(i as u32))
     }
-    pub fn s(&self, id: StructId) -> &Structure {
+    /// The structure `id` names.
+    pub fn structure(&self, id: StructId) -> &Structure {
         &self.structures[id.index()]
     }
-    pub fn sp(&self, id: SpaceId) -> &TagSpace {
+    /// The tag space `id` names.
+    pub fn space(&self, id: SpaceId) -> &TagSpace {
         &self.spaces[id.index()]
     }
-    pub fn fs(&self, id: FlagSetId) -> &FlagSet {
+    /// The flag set `id` names.
+    pub fn flag_set(&self, id: FlagSetId) -> &FlagSet {
         &self.flag_sets[id.index()]
     }
-    pub fn ax(&self, id: AxisId) -> &Axis {
+    /// The axis `id` names.
+    pub fn axis(&self, id: AxisId) -> &Axis {
         &self.axes[id.index()]
     }
-    pub fn r(&self, id: RuleId) -> &Rule {
+    /// The rule `id` names.
+    pub fn rule(&self, id: RuleId) -> &Rule {
         &self.rules[id.index()]
     }
     /// The field a path designates.
     pub fn resolve(&self, path: &FieldPath) -> &Field {
-        let mut s = self.s(path.root);
+        let mut s = self.structure(path.root);
         let mut f = &s.fields[path.steps[0]];
         for &step in &path.steps[1..] {
             if let FieldType::Struct(id) = f.ty {
-                s = self.s(id);
+                s = self.structure(id);
             }
             f = &s.fields[step];
         }
         f
+    }
+    /// The structures a dispatching space selects, in the order its tags and ranges name
+    /// them.
+    pub fn variants(&self, space: SpaceId) -> Vec<StructId> {
+        let tag_space = self.space(space);
+        let mut v: Vec<StructId> = tag_space
+            .tags
+            .iter()
+            .filter_map(|t| t.structure)
+            .chain(tag_space.ranges.iter().filter_map(|r| r.structure))
+            .collect();
+        v.dedup();
+        v
+    }
+    /// Whether a field dispatches on `space` (so its values may select structures).
+    pub fn dispatched(&self, space: SpaceId) -> bool {
+        self.structures.iter().any(|s| {
+            s.fields
+                .iter()
+                .any(|f| matches!(f.ty, FieldType::Dispatch { space: d, .. } if d == space))
+        })
+    }
+    /// The rule bounding a dispatched field when every structure its space selects is
+    /// length-prefixed: an unknown value can then be skipped as opaque bytes (RES-9).
+    pub fn dispatch_bound(&self, space: SpaceId) -> Option<RuleId> {
+        let vs = self.variants(space);
+        let bound = |id: &StructId| match &self.structure(*id).framing {
+            Framing::LengthPrefixed { rule, .. } => Some(*rule),
+            Framing::Fixed => None,
+        };
+        let first = vs.first().and_then(bound)?;
+        vs.iter().all(|v| bound(v).is_some()).then_some(first)
+    }
+    /// The constant offset of a tag field of `space` reached by `path` inside structure `id`.
+    pub fn peek_offset(&self, id: StructId, path: &[String], space: SpaceId) -> Option<u64> {
+        let mut cur = id;
+        let mut off = 0;
+        for (i, name) in path.iter().enumerate() {
+            let (_, f) = self.structure(cur).field(name)?;
+            off += f.const_offset()?;
+            if i + 1 == path.len() {
+                return (f.ty == FieldType::Tag(space)).then_some(off);
+            }
+            match f.ty {
+                FieldType::Struct(t) => cur = t,
+                _ => return None,
+            }
+        }
+        None
+    }
+    /// The name of a bit of a flag set.
+    pub fn bit_name(&self, set: FlagSetId, bit: u32) -> Option<&str> {
+        self.flag_set(set)
+            .bits
+            .iter()
+            .find(|b| b.bit == bit)
+            .map(|b| b.name.as_str())
+    }
+    /// The payload field that holds a scheme parameter's buffer index.
+    pub fn parameter_field(&self, scheme: &Tag, p: &SchemeParameter) -> Option<&Field> {
+        self.structure(scheme.structure?).fields.get(p.index_field)
+    }
+    /// The flag set of the scheme whose payload structure `id` is (a structure on a scheme
+    /// axis).
+    pub fn scheme_flag_set(&self, id: StructId) -> Option<FlagSetId> {
+        let scheme = self.axis(self.structure(id).axis).scheme.as_ref()?;
+        match &self.space(self.roles.scheme).tag(scheme)?.attrs {
+            TagAttrs::Scheme(a) => Some(a.flags),
+            _ => None,
+        }
+    }
+    /// The axis scheme axes live under (RES-6): a scheme version is minor-like under its
+    /// major. It is the axis of the scheme space itself.
+    pub fn scheme_parent_axis(&self) -> AxisId {
+        self.space(self.roles.scheme).axis
+    }
+    /// The byte offset of a field path from its root structure, when constant.
+    pub fn path_offset(&self, path: &FieldPath) -> Option<u64> {
+        let mut s = self.structure(path.root);
+        let mut offset = 0;
+        for (i, &step) in path.steps.iter().enumerate() {
+            let f = &s.fields[step];
+            offset += f.const_offset()?;
+            if i + 1 < path.steps.len()
+                && let FieldType::Struct(t) = f.ty
+            {
+                s = self.structure(t);
+            }
+        }
+        Some(offset)
     }
     /// The scheme axis of a scheme tag name.
     pub fn scheme_axis(&self, scheme: &str) -> Option<AxisId> {

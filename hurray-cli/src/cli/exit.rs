@@ -1,0 +1,18 @@
+//! How a command ends: the exit codes of the CLI contract (1 rejected, 2 usage or I/O), with
+//! the message each prints on stderr.
+
+use std::process::ExitCode;
+
+use hurray_runtime::Error;
+
+/// Print a rejection as the CLI contract says and return exit code 1.
+pub fn rejected(e: &Error) -> ExitCode {
+    eprintln!("error[{}]: {} (at byte {})", e.code(), e, e.offset());
+    ExitCode::from(1)
+}
+
+/// Print a usage or I/O error and return exit code 2.
+pub fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(2)
+}

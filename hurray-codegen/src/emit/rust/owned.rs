@@ -1,0 +1,331 @@
+//! The owned form of every structure: a plain struct with every field the data can carry,
+//! its constructor, the flag bits kept in step with optional parts, the writer rules on
+//! appended fields (W4's defaults, W1/W2's lowest version), and its encoding; the value tree
+//! conversions come from `values`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::common::*;
+use super::values::{field_from_value, field_to_value};
+use crate::model::*;
+
+pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
+    let s = spec.structure(id);
+    let shapes = &s.shape.fields;
+    let oname = owned_ident(spec, id);
+    let title = format!(" {} (`{}`): an owned value.", s.title, s.name);
+    let lp = s.framing.is_length_prefixed();
+
+    let mut fields = Vec::new();
+    let mut new_params = Vec::new();
+    let mut new_inits = Vec::new();
+    let mut encode = TokenStream::new();
+    let mut to_value = Vec::new();
+    let mut from_value = TokenStream::new();
+    let mut ctor = Vec::new();
+    let mut fill = Vec::new();
+    let mut need = Vec::new();
+
+    // Pre-encode fields whose length an earlier field gives (enclosed length prefixes).
+    for (i, shape) in shapes.iter().enumerate() {
+        if let Some(j) = shape.gives_size_of
+            && shapes[j].sized_by.map(|b| b.field) == Some(i)
+        {
+            let tmp = format_ident!("__enc_{}", j);
+            let jn = ident(&s.fields[j].name);
+            let enc = encode_field(spec, &s.fields[j], quote!(self.#jn));
+            encode
+                .extend(quote!(let mut #tmp: Vec<u8> = Vec::new(); { let out = &mut #tmp; #enc }));
+        }
+    }
+
+    for (i, f) in s.fields.iter().enumerate() {
+        let name = ident(&f.name);
+        let fi = value_local(f);
+        let d = doc(&f.title);
+        if f.reserved {
+            let size = f.size.as_ref().and_then(Affine::as_constant).unwrap_or(0) as u64;
+            let l = lit_usize(size);
+            encode.extend(quote!(out.extend_from_slice(&[0u8; #l]);));
+            continue;
+        }
+        let shape = &shapes[i];
+        if let Some(j) = shape.gives_size_of {
+            // A count or length the owned form derives from a later field.
+            let p = prim_type(f.ty.scalar_prim(spec).unwrap_or(Prim::U32));
+            let later = &s.fields[j];
+            let ln = ident(&later.name);
+            let len = if shapes[j].sized_by.map(|b| b.field) == Some(i) {
+                let tmp = format_ident!("__enc_{}", j);
+                quote!(#tmp.len())
+            } else if later.presence != Presence::Always {
+                quote!(self.#ln.as_ref().map_or(0, |x| x.len()))
+            } else {
+                quote!(self.#ln.len())
+            };
+            encode.extend(quote!(crate::wire::Scalar::put(#len as #p, out);));
+            continue;
+        }
+        let optional = shape.optional();
+        let base = owned_member_ty(spec, f);
+        let base = if shape.recursive {
+            quote!(Box<#base>)
+        } else {
+            base
+        };
+        let ty = if optional {
+            quote!(Option<#base>)
+        } else {
+            base.clone()
+        };
+        fields.push(quote!(#d pub #name: #ty,));
+        ctor.push(quote!(#name: #fi,));
+        // W4 at a declared version: appended fields it defines, absent, take their defaults.
+        let since = version_tokens(f.since);
+        let axis_tokens = axis_path(spec, s.axis);
+        if shape.appended && shape.scalar && !shape.conditional {
+            let def = default_tokens(spec, s, f, true);
+            fill.push(quote!(if axis == #axis_tokens && #since <= v && self.#name.is_none() { self.#name = Some(#def); }));
+        }
+        // W1/W2: an appended field that is present needs the version that appended it.
+        if shape.appended {
+            need.push(quote!(if axis == #axis_tokens && self.#name.is_some() && v < #since { v = #since; }));
+        }
+        fill.extend(nested(
+            f,
+            optional,
+            &name,
+            true,
+            quote!(x.fill_defaults(axis, v);),
+        ));
+        need.extend(nested(
+            f,
+            optional,
+            &name,
+            false,
+            quote!(v = x.version_needed(axis, v);),
+        ));
+        if optional {
+            new_inits.push(quote!(#name: None,));
+        } else {
+            new_params.push(quote!(#name: #ty));
+            new_inits.push(quote!(#name,));
+        }
+        // encode
+        if shape.sized_by.is_some() {
+            let tmp = format_ident!("__enc_{}", i);
+            encode.extend(quote!(out.extend_from_slice(&#tmp);));
+        } else if shape.appended && shape.scalar {
+            let later: Vec<_> = s.fields[i + 1..]
+                .iter()
+                .zip(&shapes[i + 1..])
+                .filter(|(g, g_shape)| g_shape.appended && !g.reserved)
+                .map(|(g, _)| ident(&g.name))
+                .collect();
+            let def = default_tokens(spec, s, f, true);
+            let enc = encode_field(spec, f, quote!(__v));
+            encode.extend(quote! {
+                // W4: an appended field is written whole, and also when a later one is.
+                if self.#name.is_some() #(|| self.#later.is_some())* {
+                    let __v = self.#name.unwrap_or(#def);
+                    #enc
+                }
+            });
+        } else if optional {
+            let enc = encode_field(spec, f, quote!(__v));
+            encode.extend(quote!(if let Some(__v) = &self.#name { let __v = __v; #enc }));
+        } else {
+            let enc = encode_field(spec, f, quote!(self.#name));
+            encode.extend(enc);
+        }
+        to_value.push(field_to_value(spec, id, i));
+        from_value.extend(field_from_value(spec, id, i));
+    }
+    // Flag bits that gate this structure's optional fields, kept in step with presence.
+    let mut sync = Vec::new();
+    for f in &s.fields {
+        if let Presence::If(Condition::HasBit(path, _, bit)) = &f.presence {
+            if path.root != id || !matches!(spec.resolve(path).ty, FieldType::Flags(_)) {
+                continue;
+            }
+            let mut e = quote!(self);
+            let mut cur: Option<&Field> = None;
+            for &step in &path.steps {
+                let next = match cur {
+                    None => &s.fields[step],
+                    Some(c) => match c.ty {
+                        FieldType::Struct(t) => &spec.structure(t).fields[step],
+                        _ => break,
+                    },
+                };
+                let n = ident(&next.name);
+                e = quote!(#e.#n);
+                cur = Some(next);
+            }
+            let name = ident(&f.name);
+            let m = Literal::u64_unsuffixed(1u64 << bit);
+            sync.push(quote! {
+                if self.#name.is_some() { #e.0 |= #m; } else { #e.0 &= !#m; }
+            });
+        }
+    }
+    let sync_fn = if sync.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            /// Set every flag bit that gates an optional field to whether the field is present.
+            pub fn sync_presence_flags(&mut self) {
+                #(#sync)*
+            }
+        }
+    };
+    if lp {
+        fields.push(
+            quote!(/// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+            pub skipped: Vec<u8>,),
+        );
+        ctor.push(quote!(skipped: crate::value::de::skipped(v),));
+        new_inits.push(quote!(skipped: Vec::new(),));
+        encode.extend(quote!(out.extend_from_slice(&self.skipped);));
+        to_value.push(quote!(if !self.skipped.is_empty() {
+            out.push((
+                "skipped".to_string(),
+                crate::value::Value::Skipped(self.skipped.clone()),
+            ));
+        }));
+    }
+    quote! {
+        #[doc = #title]
+        #[derive(Clone, Debug, PartialEq)]
+        pub struct #oname { #(#fields)* }
+
+        impl #oname {
+            /// A value with every field the structure always has; optional and appended
+            /// fields start absent.
+            #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+            pub fn new(#(#new_params),*) -> Self {
+                #oname { #(#new_inits)* }
+            }
+            #sync_fn
+
+            /// W4: data declaring version `v` on `axis` carries every field appended on that
+            /// axis up to `v`; give those that are absent their documented defaults, here and
+            /// in every nested structure.
+            #[allow(unused_variables)]
+            pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
+                #(#fill)*
+            }
+
+            /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+            /// field present here and in every nested structure.
+            #[allow(unused_variables, unused_mut)]
+            pub fn version_needed(&self, axis: crate::generated::axes::Axis, mut v: crate::version::Version) -> crate::version::Version {
+                #(#need)*
+                v
+            }
+
+            /// Append the encoding.
+            #[allow(unused_variables, clippy::identity_op)]
+            pub fn encode(&self, out: &mut Vec<u8>) {
+                #encode
+            }
+
+            /// The encoding as a new vector.
+            pub fn to_bytes(&self) -> Vec<u8> {
+                let mut out = Vec::new();
+                self.encode(&mut out);
+                out
+            }
+
+            /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+            #[allow(unused_mut, clippy::vec_init_then_push)]
+            pub fn to_value(&self) -> crate::value::Value {
+                let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+                #(#to_value)*
+                crate::value::Value::Object(out)
+            }
+
+            /// The inverse of [`Self::to_value`].
+            #[allow(unused_variables, clippy::redundant_locals)]
+            pub fn from_value(v: &crate::value::Value, path: &str) -> Result<Self, crate::value::ValueError> {
+                #from_value
+                Ok(#oname { #(#ctor)* })
+            }
+        }
+    }
+}
+
+/// `body` (which names the nested value `x`) for each structure a field holds, when it holds
+/// structures: one, an optional one, a sequence, or an optional sequence.
+fn nested(
+    f: &Field,
+    optional: bool,
+    name: &proc_macro2::Ident,
+    mutable: bool,
+    body: TokenStream,
+) -> Option<TokenStream> {
+    if !matches!(f.ty, FieldType::Struct(_) | FieldType::Dispatch { .. }) {
+        return None;
+    }
+    let r = if mutable { quote!(&mut) } else { quote!(&) };
+    Some(match (f.count.is_some(), optional) {
+        (false, false) => quote!({ let x = #r self.#name; #body }),
+        (false, true) => quote!(if let Some(x) = #r self.#name { #body }),
+        (true, false) => quote!(for x in #r self.#name { #body }),
+        (true, true) => quote!(if let Some(xs) = #r self.#name { for x in xs { #body } }),
+    })
+}
+
+fn owned_member_ty(spec: &Spec, f: &Field) -> TokenStream {
+    match (&f.ty, &f.count) {
+        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => {
+            scalar_ty(spec, &f.ty)
+        }
+        (t, Some(_)) if t.scalar_prim(spec).is_some() => {
+            let p = prim_type(t.scalar_prim(spec).unwrap_or(Prim::U8));
+            quote!(Vec<#p>)
+        }
+        (FieldType::Bytes, _) => quote!(Vec<u8>),
+        (FieldType::Utf8, _) => quote!(String),
+        (FieldType::Struct(t), None) => {
+            let o = owned_ident(spec, *t);
+            quote!(#o)
+        }
+        (FieldType::Struct(t), Some(_)) => {
+            let o = owned_ident(spec, *t);
+            quote!(Vec<#o>)
+        }
+        (FieldType::Dispatch { space, .. }, None) => {
+            let o = variant_owned_ident(spec, *space);
+            quote!(#o)
+        }
+        (FieldType::Dispatch { space, .. }, Some(_)) => {
+            let o = variant_owned_ident(spec, *space);
+            quote!(Vec<#o>)
+        }
+        _ => quote!(()),
+    }
+}
+
+/// Statements appending one field's value `v` to `out`.
+fn encode_field(spec: &Spec, f: &Field, v: TokenStream) -> TokenStream {
+    match (&f.ty, &f.count) {
+        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => {
+            let raw = unwrap_scalar(spec, &f.ty, quote!((#v)));
+            quote!(crate::wire::Scalar::put(#raw, out);)
+        }
+        (t, Some(_)) if t.scalar_prim(spec).is_some() => {
+            quote!(for __e in (#v).iter() { crate::wire::Scalar::put(*__e, out); })
+        }
+        (FieldType::Bytes, _) => quote!(out.extend_from_slice(&(#v));),
+        (FieldType::Utf8, _) => quote!(out.extend_from_slice((#v).as_bytes());),
+        (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => {
+            quote!((#v).encode(out);)
+        }
+        (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => {
+            quote!(for __e in (#v).iter() { __e.encode(out); })
+        }
+        _ => quote!(),
+    }
+}

@@ -1,0 +1,368 @@
+//! The variant enums of every space a field dispatches on: the structure a tag value selects,
+//! as a view and as an owned value (with an opaque variant where the variants are
+//! length-prefixed, RES-9, and a private one for the private range); and for the scheme role's
+//! space, the parameter buffers a payload references.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::common::*;
+use super::parse::{call_args, dispatch_shape, parse_params};
+use crate::model::*;
+
+pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
+    let tag_space = spec.space(space);
+    let dispatch = dispatch_shape(spec, space);
+    let ty = space_type(spec, space);
+    let vv = variant_view_ident(spec, space);
+    let vo = variant_owned_ident(spec, space);
+    let (params_decl, _) = parse_params(&dispatch.params, dispatch.containment);
+    let bounded = dispatch.bound.is_some();
+    let private_struct = dispatch.private;
+    let axis = axis_path(spec, tag_space.axis);
+
+    let mut view_variants = Vec::new();
+    let mut owned_variants = Vec::new();
+    let mut parse_arms = Vec::new();
+    let mut owned_arms = Vec::new();
+    let mut tag_arms_v = Vec::new();
+    let mut tag_arms_o = Vec::new();
+    let mut encode_arms = Vec::new();
+    let mut tv_arms = Vec::new();
+    let mut fv_arms = Vec::new();
+    for t in &tag_space.tags {
+        let v = camel(&t.name);
+        let val = Literal::u32_unsuffixed(t.value);
+        let d = doc(&t.title);
+        tag_arms_v.push(quote!(#vv::#v { .. } => #val,));
+        tag_arms_o.push(quote!(#vo::#v { .. } => #val,));
+        match t.structure {
+            Some(sid) => {
+                let sv = view_ident(spec, sid);
+                let so = owned_ident(spec, sid);
+                let args = call_args(
+                    dispatch.containment,
+                    spec.structure(sid).shape.containment,
+                    &spec.structure(sid).params,
+                );
+                view_variants.push(quote!(#d #v(#sv<'a>),));
+                owned_variants.push(quote!(#d #v(#so),));
+                parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v(#sv::parse(r, ctx #args)?),));
+                owned_arms.push(quote!(#vv::#v(x) => #vo::#v(x.owned()),));
+                encode_arms.push(quote!(#vo::#v(x) => x.encode(out),));
+                tv_arms.push(quote!(#vo::#v(x) => x.to_value(),));
+                fv_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => Ok(#vo::#v(#so::from_value(v, path)?)),));
+            }
+            None => {
+                view_variants.push(quote!(#d #v,));
+                owned_variants.push(quote!(#d #v,));
+                parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v,));
+                owned_arms.push(quote!(#vv::#v => #vo::#v,));
+                encode_arms.push(quote!(#vo::#v => {},));
+                tv_arms.push(quote!(#vo::#v => crate::value::Value::Object(Vec::new()),));
+                fv_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => Ok(#vo::#v),));
+            }
+        }
+    }
+    if let Some(sid) = private_struct {
+        let sv = view_ident(spec, sid);
+        let so = owned_ident(spec, sid);
+        let args = call_args(
+            dispatch.containment,
+            spec.structure(sid).shape.containment,
+            &spec.structure(sid).params,
+        );
+        view_variants.push(quote!(/// An implementation-private value.
+            Private(u32, #sv<'a>),));
+        owned_variants.push(quote!(/// An implementation-private value.
+            Private(u32, #so),));
+        parse_arms.push(
+            quote!(crate::wire::TagClass::Private => #vv::Private(tag, #sv::parse(r, ctx #args)?),),
+        );
+        owned_arms.push(quote!(#vv::Private(t, x) => #vo::Private(*t, x.owned()),));
+        tag_arms_v.push(quote!(#vv::Private(t, _) => *t,));
+        tag_arms_o.push(quote!(#vo::Private(t, _) => *t,));
+        encode_arms.push(quote!(#vo::Private(_, x) => x.encode(out),));
+        tv_arms.push(quote!(#vo::Private(_, x) => x.to_value(),));
+        fv_arms.push(quote!(crate::wire::TagClass::Private => Ok(#vo::Private(tag, #so::from_value(v, path)?)),));
+    }
+    let unknown = if bounded {
+        view_variants.push(
+            quote!(/// A value this reader does not know, accepted in permissive mode and kept as opaque bytes (RES-9).
+            Opaque(u32, &'a [u8]),),
+        );
+        owned_variants.push(
+            quote!(/// A value the reader did not know, kept as opaque bytes.
+            Opaque(u32, Vec<u8>),),
+        );
+        owned_arms.push(quote!(#vv::Opaque(t, b) => #vo::Opaque(*t, b.to_vec()),));
+        tag_arms_v.push(quote!(#vv::Opaque(t, _) => *t,));
+        tag_arms_o.push(quote!(#vo::Opaque(t, _) => *t,));
+        encode_arms.push(quote!(#vo::Opaque(_, b) => out.extend_from_slice(b),));
+        tv_arms.push(quote!(#vo::Opaque(_, b) => crate::value::Value::Object(vec![("opaque".to_string(), crate::value::Value::Bytes(b.clone()))]),));
+        quote! {
+            ctx.tag(crate::wire::TagValue::<super::tags::#ty>::from_raw(tag), tag_at, None)?;
+            #vv::Opaque(tag, r.rest())
+        }
+    } else {
+        quote! {
+            ctx.tag(crate::wire::TagValue::<super::tags::#ty>::from_raw(tag), tag_at, None)?;
+            return Err(crate::error::Error::new(<super::tags::#ty as crate::wire::TagSpace>::REJECT_UNKNOWN, tag_at, format!("{} {:#04x} cannot be parsed by this reader", #ty::NAME_STR, tag)));
+        }
+    };
+    let opaque_fv = if bounded {
+        quote!(_ => Ok(#vo::Opaque(tag, crate::value::de::bytes(crate::value::de::field(v, path, "opaque")?, path)?)),)
+    } else {
+        quote!(_ => Err(crate::value::ValueError::new(path, format!("{:#04x} is not a known {} value", tag, #ty::NAME_STR))),)
+    };
+    let parameters = if space == spec.roles.scheme {
+        parameter_buffers(spec, space)
+    } else {
+        quote!()
+    };
+    let mut need_arms: Vec<_> = tag_space
+        .tags
+        .iter()
+        .filter(|t| t.structure.is_some())
+        .map(|t| {
+            let v = camel(&t.name);
+            quote!(#vo::#v(x) => x.version_needed(axis, v),)
+        })
+        .collect();
+    if private_struct.is_some() {
+        need_arms.push(quote!(#vo::Private(_, x) => x.version_needed(axis, v),));
+    }
+    let mut fill_arms: Vec<_> = tag_space
+        .tags
+        .iter()
+        .filter(|t| t.structure.is_some())
+        .map(|t| {
+            let v = camel(&t.name);
+            quote!(#vo::#v(x) => x.fill_defaults(axis, v),)
+        })
+        .collect();
+    if private_struct.is_some() {
+        fill_arms.push(quote!(#vo::Private(_, x) => x.fill_defaults(axis, v),));
+    }
+    // A field every variant starts with (the quantization header): an accessor on both enums.
+    let common = &dispatch.common_first;
+    let (common_view, common_owned) = match &common {
+        Some((fname, sid)) => {
+            let n = ident(fname);
+            let nm = format_ident!("{}_mut", fname);
+            let hv = view_ident(spec, *sid);
+            let ho = owned_ident(spec, *sid);
+            let arms_v: Vec<_> = tag_space
+                .tags
+                .iter()
+                .filter(|t| t.structure.is_some())
+                .map(|t| {
+                    let v = camel(&t.name);
+                    quote!(#vv::#v(x) => Some(x.#n()),)
+                })
+                .collect();
+            let arms_o: Vec<_> = tag_space
+                .tags
+                .iter()
+                .filter(|t| t.structure.is_some())
+                .map(|t| {
+                    let v = camel(&t.name);
+                    quote!(#vo::#v(x) => Some(&x.#n),)
+                })
+                .collect();
+            let arms_m: Vec<_> = tag_space
+                .tags
+                .iter()
+                .filter(|t| t.structure.is_some())
+                .map(|t| {
+                    let v = camel(&t.name);
+                    quote!(#vo::#v(x) => Some(&mut x.#n),)
+                })
+                .collect();
+            let priv_v = if private_struct.is_some() {
+                quote!(#vv::Private(_, x) => Some(x.#n()),)
+            } else {
+                quote!()
+            };
+            let priv_o = if private_struct.is_some() {
+                quote!(#vo::Private(_, x) => Some(&x.#n),)
+            } else {
+                quote!()
+            };
+            let priv_m = if private_struct.is_some() {
+                quote!(#vo::Private(_, x) => Some(&mut x.#n),)
+            } else {
+                quote!()
+            };
+            (
+                quote! {
+                    /// The field every variant starts with.
+                    pub fn #n(&self) -> Option<#hv<'a>> { #[allow(unreachable_patterns)] match self { #(#arms_v)* #priv_v _ => None } }
+                },
+                quote! {
+                    /// The field every variant starts with.
+                    pub fn #n(&self) -> Option<&#ho> { #[allow(unreachable_patterns)] match self { #(#arms_o)* #priv_o _ => None } }
+                    pub fn #nm(&mut self) -> Option<&mut #ho> { #[allow(unreachable_patterns)] match self { #(#arms_m)* #priv_m _ => None } }
+                },
+            )
+        }
+        None => (quote!(), quote!()),
+    };
+    let name = tag_space.name.as_str();
+    let vderives = if dispatch.containment.copy {
+        quote!(#[derive(Clone, Copy, Debug)])
+    } else {
+        quote!(#[derive(Clone, Debug)])
+    };
+    let vdoc = format!(" The structure selected by a `{name}` value: a borrowed view.");
+    let odoc = format!(" The structure selected by a `{name}` value: an owned value.");
+    quote! {
+        impl super::tags::#ty {
+            /// The space's name.
+            pub const NAME_STR: &'static str = #name;
+        }
+
+        #[doc = #vdoc]
+        #vderives
+        pub enum #vv<'a> { #(#view_variants)* }
+
+        impl<'a> #vv<'a> {
+            /// Parse the structure `tag` selects (`tag_at` locates the tag for errors).
+            #[allow(unused_variables, clippy::too_many_arguments)]
+            pub fn parse(r: &mut crate::wire::Reader<'a>, ctx: &mut crate::ctx::Ctx<'_>, tag: u32, tag_at: u64 #params_decl) -> Result<Self, crate::error::Error> {
+                use super::tags::#ty;
+                let class = <#ty as crate::wire::TagSpace>::classify(tag);
+                // A value newer than the reader's version is unknown to it.
+                let known_to_reader = match class {
+                    crate::wire::TagClass::Known(t) => crate::wire::TagSpace::since(t) <= ctx.reader(#axis),
+                    _ => true,
+                };
+                Ok(match class {
+                    _ if !known_to_reader => { #unknown }
+                    #(#parse_arms)*
+                    _ => { #unknown }
+                })
+            }
+
+            /// The tag value that selected this structure.
+            pub fn tag(&self) -> u32 {
+                match self { #(#tag_arms_v)* }
+            }
+
+            pub fn owned(&self) -> #vo {
+                match self { #(#owned_arms)* }
+            }
+
+            #parameters
+            #common_view
+        }
+
+        #[doc = #odoc]
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum #vo { #(#owned_variants)* }
+
+        impl #vo {
+            pub fn tag(&self) -> u32 {
+                match self { #(#tag_arms_o)* }
+            }
+            #common_owned
+            /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
+            pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
+                #[allow(unreachable_patterns)]
+                match self { #(#fill_arms)* _ => {} }
+            }
+            /// W1/W2 for the selected structure (see its `version_needed`).
+            pub fn version_needed(&self, axis: crate::generated::axes::Axis, v: crate::version::Version) -> crate::version::Version {
+                #[allow(unreachable_patterns)]
+                match self { #(#need_arms)* _ => v }
+            }
+            pub fn encode(&self, out: &mut Vec<u8>) {
+                match self { #(#encode_arms)* }
+            }
+            pub fn to_value(&self) -> crate::value::Value {
+                match self { #(#tv_arms)* }
+            }
+            /// The structure `tag` selects, from its value.
+            pub fn from_value(tag: u32, v: &crate::value::Value, path: &str) -> Result<Self, crate::value::ValueError> {
+                use super::tags::#ty;
+                match <#ty as crate::wire::TagSpace>::classify(tag) {
+                    #(#fv_arms)*
+                    #opaque_fv
+                }
+            }
+        }
+    }
+}
+
+/// The parameter buffers a scheme payload references, read through the fields its scheme's
+/// `parameters` resolve to; a parameter whose `unless` bit the payload's flags set is absent.
+fn parameter_buffers(spec: &Spec, space: SpaceId) -> TokenStream {
+    let vv = variant_view_ident(spec, space);
+    let space_ty = space_type(spec, space);
+    let parameter = format_ident!("{}Parameter", space_ty);
+    let buffer = format_ident!("{}ParameterBuffer", space_ty);
+    let mut arms = Vec::new();
+    for t in &spec.space(space).tags {
+        let (Some(sid), TagAttrs::Scheme(a)) = (t.structure, &t.attrs) else {
+            continue;
+        };
+        let v = camel(&t.name);
+        let payload = spec.structure(sid);
+        // The payload's flags, read where the shared header carries them (`flags_of`).
+        let flags = payload.fields.iter().find_map(|f| match f.ty {
+            FieldType::Struct(h) => spec
+                .structure(h)
+                .fields
+                .iter()
+                .find(|g| g.flags_of.is_some())
+                .map(|g| {
+                    let (outer, inner) = (ident(&f.name), ident(&g.name));
+                    quote!(u64::from(x.#outer().#inner()))
+                }),
+            _ => None,
+        });
+        let pushes: Vec<_> = a
+            .parameters
+            .iter()
+            .map(|p| {
+                let field = &payload.fields[p.index_field];
+                let (get, at) = (
+                    ident(&field.name),
+                    format_ident!("{}_at", field.name.trim_start_matches('_')),
+                );
+                let name = camel(&p.name);
+                let push = quote!(out.push(super::tags::#buffer {
+                    parameter: super::tags::#parameter::#name,
+                    index: u64::from(x.#get()),
+                    at: x.#at(),
+                }););
+                match (p.unless_bit, &flags) {
+                    (Some(bit), Some(flags)) => {
+                        let mask = Literal::u64_unsuffixed(1u64 << bit);
+                        quote!(if #flags & #mask == 0 { #push })
+                    }
+                    _ => push,
+                }
+            })
+            .collect();
+        arms.push(quote!(#vv::#v(x) => {
+            let mut out = Vec::new();
+            #(#pushes)*
+            Some(out)
+        }));
+    }
+    quote! {
+        /// The parameter buffers the payload references (its scheme's `parameters` in the
+        /// spec), each with its buffer index and the absolute offset of the field holding it;
+        /// a parameter whose `unless_flag` the payload sets is absent. `None` for a payload this
+        /// reader does not know.
+        #[allow(unused_variables, unused_mut, clippy::vec_init_then_push)]
+        pub fn parameter_buffers(&self) -> Option<Vec<super::tags::#buffer>> {
+            #[allow(unreachable_patterns)]
+            match self {
+                #(#arms)*
+                _ => None,
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! The first pass of lowering: every name to its id, before anything is resolved, so the
+//! parts that follow can refer to any item whatever the order of the files.
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::lints;
+use crate::load::RawSpec;
+use crate::model::*;
+use crate::source::Span;
+
+use super::values::span;
+
+/// The names of every item, with what lookups by name need.
+pub(super) struct Names {
+    pub(super) axes: HashMap<String, AxisId>,
+    pub(super) spaces: HashMap<String, SpaceId>,
+    pub(super) flag_sets: HashMap<String, FlagSetId>,
+    pub(super) structures: HashMap<String, StructId>,
+    /// Field names of every structure, in order, with their raw type text.
+    pub(super) fields: Vec<Vec<(String, String)>>,
+    pub(super) rules: HashMap<String, RuleId>,
+    pub(super) resolutions: HashMap<String, ResolutionId>,
+    /// Tag names and values of every space, as written.
+    pub(super) space_tags: Vec<Vec<(String, u32)>>,
+    /// Bit names and indices of every flag set, as written.
+    pub(super) flag_bits: Vec<Vec<(String, u32)>>,
+}
+
+/// The first pass: every axis, space, flag set, structure, rule and resolution to its id, and
+/// what later parts look up by name before the items they name are lowered.
+pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
+    fn add<I: Copy>(
+        map: &mut HashMap<String, I>,
+        spans: &mut HashMap<String, Span>,
+        name: &str,
+        id: I,
+        location: Span,
+        what: &str,
+        diags: &mut Diagnostics,
+    ) {
+        if let Some(prev) = spans.get(name) {
+            diags.push(
+                Diagnostic::new(
+                    &lints::DUPLICATE_NAME,
+                    Some(location),
+                    format!("{what} `{name}` is defined twice"),
+                )
+                .label(*prev, "first defined here")
+                .help(format!("rename one of the two {what}s")),
+            );
+        } else {
+            map.insert(name.to_string(), id);
+            spans.insert(name.to_string(), location);
+        }
+    }
+    let mut names = Names {
+        axes: HashMap::new(),
+        spaces: HashMap::new(),
+        flag_sets: HashMap::new(),
+        structures: HashMap::new(),
+        fields: Vec::new(),
+        rules: HashMap::new(),
+        resolutions: HashMap::new(),
+        space_tags: Vec::new(),
+        flag_bits: Vec::new(),
+    };
+    if let Some((file, s)) = &raw.spec {
+        let mut spans = HashMap::new();
+        for (i, a) in s.axis.iter().enumerate() {
+            add(
+                &mut names.axes,
+                &mut spans,
+                a.get_ref().name.get_ref(),
+                AxisId(i as u32),
+                span(*file, &a.get_ref().name),
+                "axis",
+                diags,
+            );
+        }
+    }
+    let mut spans = HashMap::new();
+    for (i, (file, t)) in raw.tags.iter().enumerate() {
+        let n = &t.space.get_ref().name;
+        add(
+            &mut names.spaces,
+            &mut spans,
+            n.get_ref(),
+            SpaceId(i as u32),
+            span(*file, n),
+            "tag space",
+            diags,
+        );
+        names.space_tags.push(
+            t.tag
+                .iter()
+                .map(|tag| {
+                    let tag = tag.get_ref();
+                    let value = (*tag.value.get_ref()).clamp(0, i64::from(u32::MAX)) as u32;
+                    (tag.name.get_ref().clone(), value)
+                })
+                .collect(),
+        );
+    }
+    let mut spans = HashMap::new();
+    let mut i = 0;
+    for (file, f) in &raw.flags {
+        for flag_set in &f.flags {
+            let n = &flag_set.get_ref().name;
+            add(
+                &mut names.flag_sets,
+                &mut spans,
+                n.get_ref(),
+                FlagSetId(i),
+                span(*file, n),
+                "flag set",
+                diags,
+            );
+            names.flag_bits.push(
+                flag_set
+                    .get_ref()
+                    .bit
+                    .iter()
+                    .map(|b| {
+                        let b = b.get_ref();
+                        let bit = (*b.bit.get_ref()).clamp(0, 63) as u32;
+                        (b.name.get_ref().clone(), bit)
+                    })
+                    .collect(),
+            );
+            i += 1;
+        }
+    }
+    let mut spans = HashMap::new();
+    let mut i = 0;
+    for (file, f) in &raw.structures {
+        for s in &f.structure {
+            let n = &s.get_ref().name;
+            add(
+                &mut names.structures,
+                &mut spans,
+                n.get_ref(),
+                StructId(i),
+                span(*file, n),
+                "structure",
+                diags,
+            );
+            let mut field_spans = HashMap::new();
+            let mut dummy = HashMap::new();
+            for fld in &s.get_ref().field {
+                let fname = &fld.get_ref().name;
+                add(
+                    &mut dummy,
+                    &mut field_spans,
+                    fname.get_ref(),
+                    (),
+                    span(*file, fname),
+                    &format!("field of `{}`", n.get_ref()),
+                    diags,
+                );
+            }
+            names.fields.push(
+                s.get_ref()
+                    .field
+                    .iter()
+                    .map(|f| {
+                        (
+                            f.get_ref().name.get_ref().clone(),
+                            f.get_ref().ty.get_ref().clone(),
+                        )
+                    })
+                    .collect(),
+            );
+            i += 1;
+        }
+    }
+    let mut spans = HashMap::new();
+    let mut i = 0;
+    for (file, f) in &raw.rules {
+        for r in &f.rule {
+            let n = &r.get_ref().id;
+            add(
+                &mut names.rules,
+                &mut spans,
+                n.get_ref(),
+                RuleId(i),
+                span(*file, n),
+                "rule",
+                diags,
+            );
+            i += 1;
+        }
+    }
+    let mut spans = HashMap::new();
+    if let Some((file, f)) = &raw.resolutions {
+        for (i, r) in f.resolution.iter().enumerate() {
+            let n = &r.get_ref().id;
+            add(
+                &mut names.resolutions,
+                &mut spans,
+                n.get_ref(),
+                ResolutionId(i as u32),
+                span(*file, n),
+                "resolution",
+                diags,
+            );
+        }
+    }
+    names
+}
