@@ -383,7 +383,7 @@ fn decode_dash_reads_a_file_from_a_pipe() {
     let cut = run(&["decode", "-"], &bytes[..bytes.len() - 100]);
     assert_eq!(cut.status.code(), Some(1));
     assert!(
-        common::stderr(&cut).starts_with("error[truncated]"),
+        common::stderr(&cut).starts_with("error[file-truncated]"),
         "{}",
         common::stderr(&cut)
     );
