@@ -12,4 +12,5 @@ cd "$(dirname "$0")/.."
 cargo bench --bench scale -- "$@"
 cargo bench --bench rss
 cargo bench -p hurray-codegen --bench check -- "spec/check"
+# The report shows the sizes of this run (HURRAY_BENCH_1M passes through).
 HURRAY_BENCH_REPORT=1 cargo bench --bench report
