@@ -74,9 +74,9 @@ fn build_base(row: &toml::Table, lib: &Library, what: &str, checked: bool) -> Ba
             let f = access::read_file(&bytes, &config)
                 .unwrap_or_else(|e| panic!("{what}: a base file does not read back: {e:?}"));
             assert!(
-                f.warnings.is_empty(),
+                f.warnings().is_empty(),
                 "{what}: base warnings: {:?}",
-                f.warnings
+                f.warnings()
             );
         }
         bytes
@@ -171,11 +171,15 @@ fn resolve(bytes: &[u8], base: &Base, path: &str, what: &str) -> paths::Slot {
 }
 
 /// A value form that computes a number from the vector: `{ offset_of = "<path>" }`
-/// (optionally `align = n`, rounded up).
+/// (optionally `add = n`, then `align = n`, rounded up).
 fn computed(v: &T, pre: &[u8], base: &Base, what: &str) -> Option<u64> {
     let t = v.as_table()?;
     let path = t.get("offset_of")?;
     let at = locate(tables::string(path, what), pre, base, None, what);
+    let at = match t.get("add") {
+        Some(n) => at + tables::uint(n, what),
+        None => at,
+    };
     Some(match t.get("align") {
         Some(a) => build::align_up(at, tables::uint(a, what)),
         None => at,
@@ -443,7 +447,13 @@ fn vector(row: &toml::Table, lib: &Library, what: &str) -> Vector {
     if k.get("fix_crc").and_then(T::as_bool) == Some(true) {
         fix_crc(&mut bytes, what);
     }
-    let truncation = k.get("truncate").map(|n| tables::uint(n, what));
+    if let Some(from) = k.get("zero_from") {
+        let from = computed(from, &pre, &base, what).unwrap_or_else(|| tables::uint(from, what));
+        bytes[from as usize..].fill(0);
+    }
+    let truncation = k
+        .get("truncate")
+        .map(|n| computed(n, &pre, &base, what).unwrap_or_else(|| tables::uint(n, what)));
     if let Some(n) = truncation {
         bytes.truncate(n as usize);
     }
