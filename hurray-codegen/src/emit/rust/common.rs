@@ -79,6 +79,16 @@ pub fn lit_usize(n: u64) -> Literal {
     Literal::usize_unsuffixed(n as usize)
 }
 
+/// A field's documentation: its `title` in the spec, or, for a field without one, what the
+/// table says of it (its name and structure).
+pub fn field_doc(s: &Structure, f: &Field) -> String {
+    if f.title.is_empty() {
+        format!("The `{}` field of `{}` ({}).", f.name, s.name, s.title)
+    } else {
+        f.title.clone()
+    }
+}
+
 pub fn doc(s: &str) -> TokenStream {
     if s.is_empty() {
         quote!()
