@@ -44,7 +44,9 @@ pub fn generate_runtime(root: &Path, files: &[(&str, &str)], file: &str) {
 
 /// For a build script: generate a runtime from a spec tree in memory with the overlay
 /// `edit_toml` applied (the second runtimes of the evolvability tests). The tree is written
-/// under `$OUT_DIR/overlay`, overlaid there, and checked against its release records.
+/// under `$OUT_DIR/overlay`, overlaid there, and checked against its release records. For this
+/// repository's second runtimes, not a public API.
+#[doc(hidden)]
 pub fn generate_runtime_with_overlay(
     root: &Path,
     files: &[(&str, &str)],

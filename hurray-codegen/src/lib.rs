@@ -20,6 +20,9 @@ pub mod lints;
 pub mod load;
 pub mod lower;
 pub mod model;
+/// Spec overlays of the amendment fixtures and the second runtimes of the evolvability
+/// tests: for this repository's tests, not a public API.
+#[doc(hidden)]
 pub mod overlay;
 pub mod raw;
 pub mod render;

@@ -304,7 +304,11 @@ pub fn tags(spec: &Spec) -> TokenStream {
             })
             .collect();
         let extra = tag_attr_methods(spec, id);
-        let tydoc = format!(" {} tag space (`{}`).", tag_space.title, tag_space.name);
+        let tydoc = format!(
+            " {} tag space (`{}`).",
+            doc_escape(&tag_space.title),
+            tag_space.name
+        );
         let allow_dep = if tag_space.tags.iter().any(|t| t.deprecated.is_some()) {
             quote!(#[allow(deprecated)])
         } else {
@@ -732,7 +736,8 @@ pub fn flags(spec: &Spec) -> TokenStream {
         let dep_mask = Literal::u64_unsuffixed(dep_mask);
         let tydoc = format!(
             " {} (`{}`); every bit not listed is reserved and must be zero.",
-            flag_set.title, flag_set.name
+            doc_escape(&flag_set.title),
+            flag_set.name
         );
         // The bits a reader at version `v` knows; a set without bits knows none.
         let known_at = if flag_set.bits.is_empty() {

@@ -14,7 +14,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
     let s = spec.structure(id);
     let shapes = &s.shape.fields;
     let oname = owned_ident(spec, id);
-    let title = format!(" {} (`{}`): an owned value.", s.title, s.name);
+    let title = format!(" {} (`{}`): an owned value.", doc_escape(&s.title), s.name);
     let lp = s.framing.is_length_prefixed();
 
     let mut fields = Vec::new();

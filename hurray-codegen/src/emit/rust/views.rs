@@ -15,7 +15,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
     let vname = view_ident(spec, id);
     let oname = owned_ident(spec, id);
     let simple = s.shape.simple;
-    let title = format!(" {} (`{}`): a borrowed view.", s.title, s.name);
+    let title = format!(" {} (`{}`): a borrowed view.", doc_escape(&s.title), s.name);
     let lp = s.framing.is_length_prefixed();
 
     // Offsets and size constants.
