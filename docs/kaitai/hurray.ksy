@@ -105,7 +105,11 @@ types:
           Check: must be 48 52 52 59 46 49 4c 45 [F1].
       - id: container_version_major
         type: u1
-        doc: container major version (axis carrier; F2)
+        valid:
+          eq: 1
+        doc: |-
+          container major version (axis carrier; F2)
+          Check: must be 1, the major version of container this description reads [F2, VER-2].
       - id: container_version_minor
         type: u1
         doc: container minor version (axis carrier)
@@ -151,7 +155,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or _root.file.file_header.container_version_minor > 0
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of container 1.0 or older (surplus bytes at a known version are rejected).
   kv_entry:
     doc: KV entry
     seq:
@@ -179,7 +187,7 @@ types:
             'kv_value::float64': kv_float64
             'kv_value::bool': kv_bool
             'kv_value::bytes': kv_bytes
-            'kv_value::array': kv_array
+            'kv_value::array': kv_array(1)
   kv_string:
     doc: KV string value
     seq:
@@ -223,8 +231,17 @@ types:
     doc: |-
       KV array value
       arrays do not nest: an element tag of array is rejected (F23)
-      Nests at most 1 level(s) deep (F23); not checked here.
+    params:
+      - id: level
+        type: u4
+        doc: 'the nesting level of this one, the outermost 1'
     seq:
+      - id: nesting
+        size: 0
+        valid:
+          expr: level <= 1
+        -hurray-nesting: true
+        doc: 'Reads nothing: the nesting level is at most 1 [F23].'
       - id: element_tag
         type: u1
         enum: kv_value
@@ -245,7 +262,7 @@ types:
             'kv_value::float64': kv_float64
             'kv_value::bool': kv_bool
             'kv_value::bytes': kv_bytes
-            'kv_value::array': kv_array
+            'kv_value::array': kv_array(level + 1)
         repeat: expr
         repeat-expr: count
         doc: 'count element payloads back to back, no per-element tag'
@@ -264,7 +281,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or _root.file.file_header.container_version_minor > 0
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of container 1.0 or older (surplus bytes at a known version are rejected).
   index_entry:
     doc: Index entry
     seq:
@@ -359,7 +380,11 @@ types:
           Check: must be 48 52 52 59 [HDR-1].
       - id: version_major
         type: u1
-        doc: 'descriptor major version (axis carrier; HDR-2, HDR-3)'
+        valid:
+          eq: 1
+        doc: |-
+          descriptor major version (axis carrier; HDR-2, HDR-3)
+          Check: must be 1, the major version of descriptor this description reads [HDR-2, HDR-3].
       - id: version_minor
         type: u1
         doc: descriptor minor version (axis carrier; HDR-7)
@@ -412,7 +437,7 @@ types:
             'layout::row_major': empty
             'layout::column_major': empty
             'layout::strided': layout_strided(rank)
-            'layout::tiled': layout_tiled(rank)
+            'layout::tiled': 'layout_tiled(rank, 1)'
             'layout::morton': layout_morton(rank)
             'layout::coo': layout_coo
             'layout::csr': layout_csr
@@ -443,7 +468,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or fixed_header.version_minor > 0
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of descriptor 1.0 or older (surplus bytes at a known version are rejected).
     instances:
       buffer_count:
         value: buffer_table.buffer_count
@@ -467,12 +496,20 @@ types:
   layout_tiled:
     doc: |-
       Tiled block (one level; recursive)
-      Nests at most 8 level(s) deep (TL-6); not checked here.
       Rules of the runtime's semantic layer, not checked here: TL-1, TL-6, TL-7, TL-8.
     params:
       - id: rank
         type: u4
+      - id: level
+        type: u4
+        doc: 'the nesting level of this one, the outermost 1'
     seq:
+      - id: nesting
+        size: 0
+        valid:
+          expr: level <= 8
+        -hurray-nesting: true
+        doc: 'Reads nothing: the nesting level is at most 8 [TL-6].'
       - id: tile_shape
         type: u8
         repeat: expr
@@ -511,7 +548,7 @@ types:
         if: inner_layout == 3
         doc: 'strides inside a tile, in elements'
       - id: nested
-        type: layout_tiled(rank)
+        type: 'layout_tiled(rank, level + 1)'
         if: inner_layout == 4
         doc: the next tiling level (same encoding again)
   layout_morton:
@@ -768,7 +805,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or header.scheme_version > 1
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of scheme.per_tensor_affine 1 or older (surplus bytes at a known version are rejected).
   per_channel_affine:
     doc: |-
       Per-channel affine payload
@@ -813,7 +854,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or header.scheme_version > 1
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of scheme.per_channel_affine 1 or older (surplus bytes at a known version are rejected).
   per_block_affine:
     doc: |-
       Per-block affine payload
@@ -863,7 +908,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or header.scheme_version > 1
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of scheme.per_block_affine 1 or older (surplus bytes at a known version are rejected).
   nf4:
     doc: |-
       NF4 payload
@@ -896,7 +945,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or header.scheme_version > 1
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of scheme.nf4 1 or older (surplus bytes at a known version are rejected).
   mxfp:
     doc: |-
       MXFP payload
@@ -929,7 +982,11 @@ types:
       - id: skipped
         size-eos: true
         -hurray-skipped: true
-        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, skipped (CD2). Empty in data of this version.'
+        valid:
+          expr: _.size == 0 or header.scheme_version > 1
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of scheme.mxfp 1 or older (surplus bytes at a known version are rejected).
   private_scheme:
     doc: |-
       Private scheme payload

@@ -108,6 +108,9 @@ fn set_doc(node: &mut Node, text: String) {
 /// structure, so tools reading the description tell it from the spec's fields.
 const SKIPPED_KEY: &str = "-hurray-skipped";
 
+/// A custom key marking the entry that checks a nesting level (it reads nothing).
+const NESTING_KEY: &str = "-hurray-nesting";
+
 /// A custom key marking a flag set's type.
 const FLAGS_KEY: &str = "-hurray-flags";
 
@@ -203,14 +206,26 @@ impl Kaitai<'_> {
         Some((base + within, prim))
     }
 
-    /// A reference to structure `id`'s type, with its params (`layout_tiled(rank)`).
-    fn call(&self, id: StructId) -> String {
+    /// A reference to structure `id`'s type from inside structure `from` (or from outside
+    /// every structure), with its params (`layout_tiled(rank, 1)`): a structure whose nesting
+    /// is limited takes its level last, 1 from outside its cycle, one more from inside it.
+    fn call(&self, from: Option<StructId>, id: StructId) -> String {
         let s = self.spec.structure(id);
+        let mut args = s.params.clone();
+        if self.names.level(id).is_some() {
+            let same_cycle = from.is_some_and(|f| {
+                self.spec.structure(f).shape.containment.component == s.shape.containment.component
+            });
+            args.push(match from.and_then(|f| self.names.level(f)) {
+                Some(level) if same_cycle => format!("{level} + 1"),
+                _ => "1".to_string(),
+            });
+        }
         let name = self.names.structure(id);
-        if s.params.is_empty() {
+        if args.is_empty() {
             name.to_string()
         } else {
-            format!("{name}({})", s.params.join(", "))
+            format!("{name}({})", args.join(", "))
         }
     }
 
@@ -245,7 +260,7 @@ impl Kaitai<'_> {
                 if let Some(magic) = self.magic(id) {
                     out.push(EntryPoint {
                         id: self.names.structure(id).to_string(),
-                        ty: self.call(id),
+                        ty: self.call(None, id),
                         title: s.title.clone(),
                         magic: Some(magic),
                         prefix: self.own_prefix(id),
@@ -368,7 +383,7 @@ impl Kaitai<'_> {
             Node::List(vec![
                 Node::map()
                     .with("id", Node::str(self.names.structure(start)))
-                    .with("type", Node::str(self.call(start))),
+                    .with("type", Node::str(self.call(None, start))),
             ]),
         );
         if let Some(end) = self.anchored(Anchor::End)
@@ -380,7 +395,7 @@ impl Kaitai<'_> {
                     self.names.structure(end),
                     Node::map()
                         .with("pos", Node::str(format!("_io.size - {size}")))
-                        .with("type", Node::str(self.call(end)))
+                        .with("type", Node::str(self.call(None, end)))
                         .with(
                             "doc",
                             Node::str(format!(
@@ -406,7 +421,7 @@ impl Kaitai<'_> {
     fn structure_type(&self, id: StructId) -> Node {
         let s = self.spec.structure(id);
         let mut lines = vec![s.title.clone(), s.note.clone()];
-        if let Some((levels, rule)) = s.depth_limit {
+        if let (Some((levels, rule)), None) = (s.depth_limit, self.names.level(id)) {
             lines.push(format!(
                 "Nests at most {levels} level(s) deep ({}); not checked here.",
                 self.spec.rule(rule).id
@@ -420,25 +435,32 @@ impl Kaitai<'_> {
         }
         let mut t = Node::map();
         set_doc(&mut t, doc(lines));
-        if !s.params.is_empty() {
-            t.set(
-                "params",
-                Node::List(
-                    s.params
-                        .iter()
-                        .map(|p| {
-                            Node::map()
-                                .with("id", Node::str(p))
-                                .with("type", Node::str(self.param_type(p)))
-                        })
-                        .collect(),
-                ),
+        let mut params: Vec<Node> = s
+            .params
+            .iter()
+            .map(|p| {
+                Node::map()
+                    .with("id", Node::str(p))
+                    .with("type", Node::str(self.param_type(p)))
+            })
+            .collect();
+        let level = self.names.level(id).zip(s.depth_limit);
+        if let Some((level, _)) = level {
+            params.push(
+                Node::map()
+                    .with("id", Node::str(level))
+                    .with("type", Node::str(primitive(Prim::U32)))
+                    .with("doc", Node::str("the nesting level of this one, the outermost 1")),
             );
+        }
+        if !params.is_empty() {
+            t.set("params", Node::List(params));
         }
         // Fields and instances share one namespace; params and bindings keep their names
         // (the calls of nested structures pass them on).
         let mut taken: BTreeSet<String> = self.names.fields(id).iter().cloned().collect();
         taken.extend(s.params.iter().cloned());
+        taken.extend(self.names.level(id).map(str::to_string));
         taken.extend(s.bindings.keys().cloned());
         let mut instances = Node::map();
         for (name, path) in &s.bindings {
@@ -452,29 +474,102 @@ impl Kaitai<'_> {
                     ),
             );
         }
-        let mut seq: Vec<Node> = (0..s.fields.len())
-            .map(|i| self.field(id, i, &mut instances, &mut taken))
-            .collect();
-        let rest_read = matches!(s.fields.last().and_then(|f| f.count.as_ref()), Some(Count::Rest));
-        if s.shape.prefix != Prefix::None && !rest_read {
+        let mut seq: Vec<Node> = Vec::new();
+        if let Some((level, (levels, rule))) = level {
+            // Reads nothing: checks the level before the fields are read.
             seq.push(
                 Node::map()
-                    .with("id", Node::str(fresh("skipped", &mut taken)))
-                    .with("size-eos", Node::Bool(true))
-                    .with(SKIPPED_KEY, Node::Bool(true))
+                    .with("id", Node::str(fresh("nesting", &mut taken)))
+                    .with("size", Node::Int(0))
+                    .with(
+                        "valid",
+                        Node::map().with("expr", Node::str(format!("{level} <= {levels}"))),
+                    )
+                    .with(NESTING_KEY, Node::Bool(true))
                     .with(
                         "doc",
-                        Node::str(
-                            "Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, skipped (CD2). Empty in data of this version.",
-                        ),
+                        Node::str(format!(
+                            "Reads nothing: the nesting level is at most {levels} [{}].",
+                            self.spec.rule(rule).id
+                        )),
                     ),
             );
+        }
+        seq.extend((0..s.fields.len()).map(|i| self.field(id, i, &mut instances, &mut taken)));
+        let rest_read = matches!(s.fields.last().and_then(|f| f.count.as_ref()), Some(Count::Rest));
+        if s.shape.prefix != Prefix::None && !rest_read {
+            seq.push(self.skipped(id, &mut taken));
         }
         t.set("seq", Node::List(seq));
         if !instances.is_empty() {
             t.set("instances", instances);
         }
         t
+    }
+
+    /// The unread rest of a length-prefixed structure: a later minor version's fields, which
+    /// a reader skips (CD2), and which must be empty in data of a version the reader knows.
+    fn skipped(&self, id: StructId, taken: &mut BTreeSet<String>) -> Node {
+        let s = self.spec.structure(id);
+        let axis = self.spec.axis(s.axis);
+        let mut e = Node::map()
+            .with("id", Node::str(fresh("skipped", taken)))
+            .with("size-eos", Node::Bool(true))
+            .with(SKIPPED_KEY, Node::Bool(true));
+        let mut lines = vec![
+            "Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).".to_string(),
+        ];
+        if let Some(minor) = self.carrier(id, &axis.minor) {
+            e.set(
+                "valid",
+                Node::map().with(
+                    "expr",
+                    Node::str(format!("_.size == 0 or {minor} > {}", axis.current.minor)),
+                ),
+            );
+            lines.push(format!(
+                "Empty in data of {} {} or older (surplus bytes at a known version are rejected).",
+                axis.name,
+                axis.show(axis.current)
+            ));
+        }
+        e.set("doc", Node::str(doc(lines)));
+        e
+    }
+
+    /// The expression reading an axis carrier (`path`) from inside structure `id`: a field
+    /// of the structure, of a structure it holds, or of the structure at the file's start.
+    fn carrier(&self, id: StructId, path: &FieldPath) -> Option<String> {
+        let spec = self.spec;
+        let within = expr::path(spec, self.names, path);
+        if path.root == id {
+            return Some(within);
+        }
+        let s = spec.structure(id);
+        if let Some(i) = s
+            .fields
+            .iter()
+            .position(|f| f.ty == FieldType::Struct(path.root) && f.presence == Presence::Always)
+        {
+            return Some(format!("{}.{within}", self.names.field(id, i)));
+        }
+        let start = self.anchored(Anchor::Start)?;
+        (start == path.root && s.axis == spec.structure(start).axis).then(|| {
+            format!(
+                "_root.{}.{}.{within}",
+                self.names.file,
+                self.names.structure(start)
+            )
+        })
+    }
+
+    /// The axes whose major version field `index` of `id` carries.
+    fn major_of(&self, id: StructId, index: usize) -> impl Iterator<Item = &Axis> {
+        self.spec.axes.iter().filter(move |a| {
+            a.major
+                .as_ref()
+                .is_some_and(|p| p.root == id && p.steps == [index])
+        })
     }
 
     /// Field `index` of structure `id` as a `seq` entry; instances it needs (a tag read
@@ -507,6 +602,11 @@ impl Kaitai<'_> {
                 if let Some(tag) = f.flags_of {
                     tests.extend(self.flags_of(id, tag).map(|x| (Vec::new(), x)));
                 }
+                // A reader reads only its own major (CD3, CD4).
+                for axis in self.major_of(id, index) {
+                    let major = i128::from(axis.current.major);
+                    tests.push((vec![("eq", Node::Int(major))], format!("_ == {major}")));
+                }
             }
             FieldType::Bytes => {}
             FieldType::Utf8 => {
@@ -524,7 +624,7 @@ impl Kaitai<'_> {
                 e.set("type", Node::str(self.names.flag_type(*set)));
             }
             FieldType::Struct(t) => {
-                e.set("type", Node::str(self.call(*t)));
+                e.set("type", Node::str(self.call(Some(id), *t)));
                 if shape.sized_by.is_none()
                     && let Some((offset, prim)) = self.own_prefix(*t)
                 {
@@ -622,7 +722,7 @@ impl Kaitai<'_> {
                 );
             }
         }
-        set_doc(&mut e, doc(self.field_doc(s, f)));
+        set_doc(&mut e, doc(self.field_doc(id, index)));
         if let Some(target) = f.locates {
             self.locate(id, index, target, instances, taken);
         }
@@ -631,8 +731,26 @@ impl Kaitai<'_> {
 
     /// The doc of a field: its title and note, every check with its rule (a warning marked
     /// as not checked here), its default and version when appended.
-    fn field_doc(&self, s: &Structure, f: &Field) -> Vec<String> {
+    fn field_doc(&self, id: StructId, index: usize) -> Vec<String> {
+        let s = self.spec.structure(id);
+        let f = &s.fields[index];
         let mut lines = vec![f.title.clone(), f.note.clone()];
+        for axis in self.major_of(id, index) {
+            let rules = axis
+                .reject
+                .map(|(high, low)| {
+                    format!(
+                        " [{}, {}]",
+                        self.spec.rule(high).id,
+                        self.spec.rule(low).id
+                    )
+                })
+                .unwrap_or_default();
+            lines.push(format!(
+                "Check: must be {}, the major version of {} this description reads{rules}.",
+                axis.current.major, axis.name
+            ));
+        }
         for c in &f.checks {
             let text = render::check(self.spec, s, c, Style::Message);
             lines.push(if c.level == CheckLevel::Warn {
@@ -730,13 +848,13 @@ impl Kaitai<'_> {
         let mut cases = Node::map();
         for t in &spec.space(space).tags {
             let ty = match t.structure {
-                Some(v) => self.call(v),
+                Some(v) => self.call(Some(id), v),
                 None => self.names.empty.clone(),
             };
             cases.set(format!("{}::{}", self.names.space(space), t.name), Node::str(ty));
         }
         if let Some(private) = spec.space(space).dispatch.as_ref().and_then(|d| d.private) {
-            cases.set("_", Node::str(self.call(private)));
+            cases.set("_", Node::str(self.call(Some(id), private)));
         }
         Node::map()
             .with("switch-on", Node::str(switch_on))
@@ -791,7 +909,7 @@ impl Kaitai<'_> {
                 }
             }
         }
-        inst.set("type", Node::str(self.call(target)));
+        inst.set("type", Node::str(self.call(None, target)));
         inst.set("if", Node::str(present));
         inst.set(
             "doc",

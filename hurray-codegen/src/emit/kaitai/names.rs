@@ -21,6 +21,9 @@ pub(super) struct Names {
     flag_types: Vec<String>,
     /// Per flag set, the instance id of each bit (in the set's order of bits).
     bits: Vec<Vec<String>>,
+    /// Per structure that contains itself and limits its nesting, the param holding its
+    /// nesting level.
+    levels: Vec<Option<String>>,
     /// The type of a whole file.
     pub file: String,
     /// The type of an allocated tag value that selects no structure: nothing to read.
@@ -48,17 +51,20 @@ impl Names {
             .collect();
         let file = fresh("file", &mut classes);
         let empty = fresh("empty", &mut classes);
-        let fields = spec
-            .structures
-            .iter()
-            .map(|s| {
-                let mut taken = BTreeSet::new();
+        let mut fields = Vec::new();
+        let mut levels = Vec::new();
+        for s in &spec.structures {
+            let mut taken: BTreeSet<String> = s.params.iter().cloned().collect();
+            taken.extend(s.bindings.keys().cloned());
+            fields.push(
                 s.fields
                     .iter()
                     .map(|f| fresh(&identifier(&f.name), &mut taken))
-                    .collect()
-            })
-            .collect();
+                    .collect(),
+            );
+            let limited = s.depth_limit.is_some() && s.shape.containment.cyclic;
+            levels.push(limited.then(|| fresh("level", &mut taken)));
+        }
         let bits = spec
             .flag_sets
             .iter()
@@ -77,9 +83,16 @@ impl Names {
             enums,
             flag_types,
             bits,
+            levels,
             file,
             empty,
         }
+    }
+
+    /// The param holding the nesting level of structure `id`, when it contains itself and
+    /// limits its nesting.
+    pub fn level(&self, id: StructId) -> Option<&str> {
+        self.levels[id.index()].as_deref()
     }
 
     /// The id of field `index` of structure `id`.
@@ -164,7 +177,7 @@ mod tests {
         assert_eq!(identifier("_reserved"), "reserved");
         assert_eq!(identifier("_reserved2"), "reserved2");
         assert_eq!(identifier("HAS_QUANTIZATION"), "has_quantization");
-        assert_eq!(identifier("nf4"), "nf4");
+        assert_eq!(identifier("fp8"), "fp8");
         assert_eq!(identifier("_"), "x_");
         let mut taken = BTreeSet::new();
         assert_eq!(fresh("reserved", &mut taken), "reserved");
