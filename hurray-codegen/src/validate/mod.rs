@@ -58,7 +58,10 @@ fn anchors(spec: &Spec, diags: &mut Diagnostics) {
             diags.report(
                 &lints::BAD_VALUE,
                 Some(s.span),
-                format!("`{}` is at the end of a file but has no constant size", s.name),
+                format!(
+                    "`{}` is at the end of a file but has no constant size",
+                    s.name
+                ),
                 "only a structure of constant size can be found from the file's end",
             );
         }

@@ -22,7 +22,12 @@ pub(super) fn path(spec: &Spec, names: &Names, p: &FieldPath) -> String {
 }
 
 /// The enum literal of a tag value (`layout::strided`), when the value is allocated.
-pub(super) fn enum_literal(spec: &Spec, names: &Names, space: SpaceId, value: u32) -> Option<String> {
+pub(super) fn enum_literal(
+    spec: &Spec,
+    names: &Names,
+    space: SpaceId,
+    value: u32,
+) -> Option<String> {
     spec.space(space)
         .tag_by_value(value)
         .map(|t| format!("{}::{}", names.space(space), t.name))
@@ -63,7 +68,9 @@ pub(super) fn int_node(n: i128) -> Node {
 
 /// `(x)` unless `x` is a single term.
 fn group(x: &str) -> String {
-    if x.chars().all(|c| c.is_ascii_alphanumeric() || "_.:".contains(c)) {
+    if x.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_.:".contains(c))
+    {
         x.to_string()
     } else {
         format!("({x})")
@@ -74,7 +81,11 @@ fn group(x: &str) -> String {
 pub(super) fn all(parts: &[String]) -> String {
     match parts {
         [one] => one.clone(),
-        _ => parts.iter().map(|p| group(p)).collect::<Vec<_>>().join(" and "),
+        _ => parts
+            .iter()
+            .map(|p| group(p))
+            .collect::<Vec<_>>()
+            .join(" and "),
     }
 }
 
@@ -135,9 +146,7 @@ pub(super) fn readable_values(spec: &Spec, space: SpaceId, value: &str) -> Optio
     intervals.extend(
         s.ranges
             .iter()
-            .filter(|r| {
-                r.kind == RangeKind::Private && (!dispatches || r.structure.is_some())
-            })
+            .filter(|r| r.kind == RangeKind::Private && (!dispatches || r.structure.is_some()))
             .map(|r| (u64::from(r.from), u64::from(r.to))),
     );
     intervals.sort_unstable();
@@ -235,7 +244,10 @@ pub(super) fn check(
             .map(|items| vec![("any-of", Node::List(items))])
             .unwrap_or_default(),
         (CheckKind::OneOf(values), None) => {
-            vec![("any-of", Node::Flow(values.iter().map(|v| int_node(*v)).collect()))]
+            vec![(
+                "any-of",
+                Node::Flow(values.iter().map(|v| int_node(*v)).collect()),
+            )]
         }
         (CheckKind::SameAs(o), None) => vec![("eq", Node::str(operand(names, structure, o)))],
         _ => Vec::new(),

@@ -58,11 +58,7 @@ pub fn ksy(spec: &Spec) -> String {
     }
     top.set("types", k.types());
     top.set("enums", k.enums());
-    format!(
-        "{}{}",
-        super::preamble("#", COMMAND),
-        yaml::document(&top)
-    )
+    format!("{}{}", super::preamble("#", COMMAND), yaml::document(&top))
 }
 
 /// The model and the ids chosen for it.
@@ -256,16 +252,18 @@ impl Kaitai<'_> {
         }
         for (i, s) in self.spec.structures.iter().enumerate() {
             let id = StructId(i as u32);
-            if s.at.is_none() && s.params.is_empty() && !self.contained(id) {
-                if let Some(magic) = self.magic(id) {
-                    out.push(EntryPoint {
-                        id: self.names.structure(id).to_string(),
-                        ty: self.call(None, id),
-                        title: s.title.clone(),
-                        magic: Some(magic),
-                        prefix: self.own_prefix(id),
-                    });
-                }
+            if s.at.is_none()
+                && s.params.is_empty()
+                && !self.contained(id)
+                && let Some(magic) = self.magic(id)
+            {
+                out.push(EntryPoint {
+                    id: self.names.structure(id).to_string(),
+                    ty: self.call(None, id),
+                    title: s.title.clone(),
+                    magic: Some(magic),
+                    prefix: self.own_prefix(id),
+                });
             }
         }
         out.sort_by_key(|r| Reverse(r.magic.as_ref().map_or(0, Vec::len)));
@@ -293,7 +291,10 @@ impl Kaitai<'_> {
                         .with("type", Node::str(primitive(prim)))
                         .with(
                             "doc",
-                            Node::str(format!("the length prefix of the {}, read ahead to bound it", root.title)),
+                            Node::str(format!(
+                                "the length prefix of the {}, read ahead to bound it",
+                                root.title
+                            )),
                         ),
                 );
                 entry.set("size", Node::str(name));
@@ -323,7 +324,10 @@ impl Kaitai<'_> {
                                 bytes.join(", ")
                             )),
                         )
-                        .with("doc", Node::str(format!("whether the input is a {}", root.title))),
+                        .with(
+                            "doc",
+                            Node::str(format!("whether the input is a {}", root.title)),
+                        ),
                 );
                 condition.push(is.clone());
                 earlier.push(is);
@@ -450,7 +454,10 @@ impl Kaitai<'_> {
                 Node::map()
                     .with("id", Node::str(level))
                     .with("type", Node::str(primitive(Prim::U32)))
-                    .with("doc", Node::str("the nesting level of this one, the outermost 1")),
+                    .with(
+                        "doc",
+                        Node::str("the nesting level of this one, the outermost 1"),
+                    ),
             );
         }
         if !params.is_empty() {
@@ -496,7 +503,10 @@ impl Kaitai<'_> {
             );
         }
         seq.extend((0..s.fields.len()).map(|i| self.field(id, i, &mut instances, &mut taken)));
-        let rest_read = matches!(s.fields.last().and_then(|f| f.count.as_ref()), Some(Count::Rest));
+        let rest_read = matches!(
+            s.fields.last().and_then(|f| f.count.as_ref()),
+            Some(Count::Rest)
+        );
         if s.shape.prefix != Prefix::None && !rest_read {
             seq.push(self.skipped(id, &mut taken));
         }
@@ -614,11 +624,13 @@ impl Kaitai<'_> {
                 e.set("encoding", Node::str("UTF-8"));
             }
             FieldType::Tag(space) => {
-                e.set("type", Node::str(primitive(spec.space(*space).width.prim())));
-                e.set("enum", Node::str(self.names.space(*space)));
-                tests.extend(
-                    expr::readable_values(spec, *space, "_.to_i").map(|x| (Vec::new(), x)),
+                e.set(
+                    "type",
+                    Node::str(primitive(spec.space(*space).width.prim())),
                 );
+                e.set("enum", Node::str(self.names.space(*space)));
+                tests
+                    .extend(expr::readable_values(spec, *space, "_.to_i").map(|x| (Vec::new(), x)));
             }
             FieldType::Flags(set) => {
                 e.set("type", Node::str(self.names.flag_type(*set)));
@@ -634,7 +646,10 @@ impl Kaitai<'_> {
                         Node::map()
                             .with("pos", Node::str(format!("_io.pos + {offset}")))
                             .with("type", Node::str(primitive(prim)))
-                            .with("doc", Node::str(format!("the length prefix of `{fid}`, read ahead"))),
+                            .with(
+                                "doc",
+                                Node::str(format!("the length prefix of `{fid}`, read ahead")),
+                            ),
                     );
                     e.set("size", Node::str(name));
                 }
@@ -739,11 +754,7 @@ impl Kaitai<'_> {
             let rules = axis
                 .reject
                 .map(|(high, low)| {
-                    format!(
-                        " [{}, {}]",
-                        self.spec.rule(high).id,
-                        self.spec.rule(low).id
-                    )
+                    format!(" [{}, {}]", self.spec.rule(high).id, self.spec.rule(low).id)
                 })
                 .unwrap_or_default();
             lines.push(format!(
@@ -851,7 +862,10 @@ impl Kaitai<'_> {
                 Some(v) => self.call(Some(id), v),
                 None => self.names.empty.clone(),
             };
-            cases.set(format!("{}::{}", self.names.space(space), t.name), Node::str(ty));
+            cases.set(
+                format!("{}::{}", self.names.space(space), t.name),
+                Node::str(ty),
+            );
         }
         if let Some(private) = spec.space(space).dispatch.as_ref().and_then(|d| d.private) {
             cases.set("_", Node::str(self.call(Some(id), private)));

@@ -205,7 +205,9 @@ fn plain(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') {
         return false;
     }
-    if s.chars().any(|c| c.is_control() || "[]{},:#'\"".contains(c)) {
+    if s.chars()
+        .any(|c| c.is_control() || "[]{},:#'\"".contains(c))
+    {
         return false;
     }
     let lower = s.to_ascii_lowercase();
@@ -226,9 +228,10 @@ mod tests {
             .with(
                 "seq",
                 Node::List(vec![
-                    Node::map()
-                        .with("id", Node::str("magic"))
-                        .with("contents", Node::Flow(vec![Node::Hex(0x48), Node::Hex(0x52)])),
+                    Node::map().with("id", Node::str("magic")).with(
+                        "contents",
+                        Node::Flow(vec![Node::Hex(0x48), Node::Hex(0x52)]),
+                    ),
                     Node::map()
                         .with("id", Node::str("rank"))
                         .with("type", Node::str("u4"))
