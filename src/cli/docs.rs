@@ -4,26 +4,15 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use hurray_codegen::build::write_if_changed;
-use hurray_codegen::diag::{self, Format};
 use hurray_codegen::emit::markdown;
 
 pub fn run(spec: &Path, out: &Path, check: bool) -> ExitCode {
-    let loaded = match hurray_codegen::load(spec) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot read spec: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let Some(model) = loaded.clean() else {
-        eprint!(
-            "{}",
-            diag::render(&loaded.sources, loaded.diags.items(), Format::Human)
-        );
-        return ExitCode::from(1);
+    let model = match super::load_clean(spec) {
+        Ok(model) => model,
+        Err(code) => return code,
     };
     let mut stale = Vec::new();
-    for (name, text) in markdown::pages(model) {
+    for (name, text) in markdown::pages(&model) {
         let path = out.join(&name);
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {

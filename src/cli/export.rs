@@ -5,26 +5,15 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use hurray_codegen::build::write_if_changed;
-use hurray_codegen::diag::{self, Format};
 use hurray_codegen::emit::kaitai;
 
 /// `export kaitai`: write `hurray.ksy` into `out`, or with `check` fail when it differs.
 pub fn kaitai(spec: &Path, out: &Path, check: bool) -> ExitCode {
-    let loaded = match hurray_codegen::load(spec) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot read spec: {e}");
-            return ExitCode::from(2);
-        }
+    let model = match super::load_clean(spec) {
+        Ok(model) => model,
+        Err(code) => return code,
     };
-    let Some(model) = loaded.clean() else {
-        eprint!(
-            "{}",
-            diag::render(&loaded.sources, loaded.diags.items(), Format::Human)
-        );
-        return ExitCode::from(1);
-    };
-    let text = kaitai::ksy(model);
+    let text = kaitai::ksy(&model);
     let path = out.join(kaitai::FILE_NAME);
     if check {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
