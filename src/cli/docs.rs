@@ -6,13 +6,18 @@ use std::process::ExitCode;
 use hurray_codegen::build::write_if_changed;
 use hurray_codegen::emit::markdown;
 
+use super::rules::load_clean;
+
 pub fn run(spec: &Path, out: &Path, check: bool) -> ExitCode {
-    let model = match super::load_clean(spec) {
-        Ok(model) => model,
+    let loaded = match load_clean(spec) {
+        Ok(loaded) => loaded,
         Err(code) => return code,
     };
+    let Some(model) = loaded.clean() else {
+        return ExitCode::from(1);
+    };
     let mut stale = Vec::new();
-    for (name, text) in markdown::pages(&model) {
+    for (name, text) in markdown::pages(model) {
         let path = out.join(&name);
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {

@@ -7,13 +7,18 @@ use std::process::ExitCode;
 use hurray_codegen::build::write_if_changed;
 use hurray_codegen::emit::kaitai;
 
+use super::rules::load_clean;
+
 /// `export kaitai`: write `hurray.ksy` into `out`, or with `check` fail when it differs.
 pub fn kaitai(spec: &Path, out: &Path, check: bool) -> ExitCode {
-    let model = match super::load_clean(spec) {
-        Ok(model) => model,
+    let loaded = match load_clean(spec) {
+        Ok(loaded) => loaded,
         Err(code) => return code,
     };
-    let text = kaitai::ksy(&model);
+    let Some(model) = loaded.clean() else {
+        return ExitCode::from(1);
+    };
+    let text = kaitai::ksy(model);
     let path = out.join(kaitai::FILE_NAME);
     if check {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {

@@ -152,28 +152,6 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// A spec directory loaded for a generator (`docs`, `export`): the model when the spec is
-/// clean; otherwise its diagnostics are printed and the exit code is returned (2 when the
-/// directory cannot be read, 1 when the spec has errors).
-fn load_clean(spec: &std::path::Path) -> Result<hurray_codegen::model::Spec, ExitCode> {
-    let loaded = hurray_codegen::load(spec).map_err(|e| {
-        eprintln!("error: cannot read spec: {e}");
-        ExitCode::from(2)
-    })?;
-    if loaded.clean().is_none() || loaded.spec.is_none() {
-        eprint!(
-            "{}",
-            hurray_codegen::diag::render(
-                &loaded.sources,
-                loaded.diags.items(),
-                hurray_codegen::diag::Format::Human
-            )
-        );
-        return Err(ExitCode::from(1));
-    }
-    loaded.spec.ok_or(ExitCode::from(1))
-}
-
 impl From<OutputFormat> for hurray_codegen::diag::Format {
     fn from(f: OutputFormat) -> Self {
         match f {
