@@ -5,23 +5,17 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use hurray_codegen::build::{RUNTIME_FILE, runtime_code, write_if_changed};
-use hurray_codegen::diag::{self, Format};
+
+use super::rules::load_clean;
 
 /// Print the formatted runtime code of the spec at `spec` to standard output, or write it to
 /// `out/hurray_generated.rs` (the name the build script gives it under `OUT_DIR`).
 pub fn rust(spec: &Path, out: Option<&Path>) -> ExitCode {
-    let loaded = match hurray_codegen::load(spec) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot read spec: {e}");
-            return ExitCode::from(2);
-        }
+    let loaded = match load_clean(spec) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let Some(code) = runtime_code(&loaded) else {
-        eprint!(
-            "{}",
-            diag::render(&loaded.sources, loaded.diags.items(), Format::Human)
-        );
         return ExitCode::from(1);
     };
     let Some(dir) = out else {
