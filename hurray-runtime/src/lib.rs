@@ -3,7 +3,7 @@
 //! The tag spaces, flag sets, rules, axes and every structure's view and owned form are
 //! generated from the spec tables by the build script ([`generated`]; `hurray-spec gen rust`
 //! prints the same code). By hand: the wire primitives they are written against ([`wire`]),
-//! the reader's configuration ([`ReaderConfig`]), the entry points ([`descriptor`], [`file`],
+//! the reader's configuration ([`ReaderConfig`]), the entry points ([`descriptor`], [`file`](mod@file),
 //! [`sequential`], [`writer`]) and the semantic layer that enforces the rules tables cannot
 //! state ([`semantic`]).
 //!

@@ -23,7 +23,8 @@ fn the_spec_linked_section_reads_the_runtimes_mxfp_payload() {
     )));
     let bytes = writer::finalize(d).expect("a valid MXFP descriptor");
     let read = descriptor::read(&bytes, &ReaderConfig::new()).expect("it reads back");
-    let Some(SchemeVariantView::Mxfp(view)) = read.view().quantization().map(|q| q.payload()) else {
+    let Some(SchemeVariantView::Mxfp(view)) = read.view().quantization().map(|q| q.payload())
+    else {
         panic!("an MXFP payload");
     };
     let version = Version::new(1, view.header().scheme_version());
