@@ -2,6 +2,7 @@
 //! verdict per axis: every difference from the base record is MAJOR, MINOR or PATCH on its
 //! own axis, and each axis's declared version must be exactly what its changes require.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Diagnostics, Witness};
@@ -11,6 +12,7 @@ use crate::source::{SourceMap, Span};
 
 use super::axis_names::AxisNames;
 use super::rules;
+use super::readers::{self, FactKind, SFact};
 use super::snapshot::{SField, Snapshot, SpanIndex, key};
 use super::witness;
 
@@ -133,6 +135,7 @@ pub fn diff(
     flags(&mut d, diags);
     structures(&mut d, diags);
     removed_axes(&mut d);
+    readers(&mut d);
     if base.placement != cur.placement {
         d.push(
             axes.placement,
@@ -613,6 +616,108 @@ fn removed_axes(d: &mut Diff<'_>) {
                 "",
             );
         }
+    }
+}
+
+/// Whether `snapshot` holds the item a reader fact belongs to (see [`SFact::item`]).
+fn has_item(snapshot: &Snapshot, item: &str) -> bool {
+    let (kind, name) = item.split_once(' ').unwrap_or((item, ""));
+    match kind {
+        "axis" => snapshot.axis(name).is_some(),
+        "space" => snapshot.space(name).is_some(),
+        "flags" => snapshot.flag_set(name).is_some(),
+        "structure" => snapshot.structure(name).is_some(),
+        _ => snapshot
+            .readers
+            .as_ref()
+            .is_some_and(|r| r.fact.iter().any(|f| f.item == item)),
+    }
+}
+
+/// Every change of a reader fact (the `[readers]` table of the records), classified by
+/// [`readers::classify_fact`]. A record without the table (written before it existed) is
+/// not compared. Facts of an item that is new or removed are left to that item's own change.
+fn readers(d: &mut Diff<'_>) {
+    let (Some(base), Some(cur)) = (&d.base.readers, &d.cur.readers) else {
+        return;
+    };
+    let index = |facts: &'_ [SFact]| -> BTreeMap<(String, String), SFact> {
+        facts
+            .iter()
+            .map(|f| ((f.item.clone(), f.key.clone()), f.clone()))
+            .collect()
+    };
+    let (base_facts, cur_facts) = (index(&base.fact), index(&cur.fact));
+    let action = |facts: &BTreeMap<(String, String), SFact>, id: &str| {
+        facts
+            .get(&(readers::rule_item(id), "action".to_string()))
+            .map(|f| f.value.clone())
+    };
+    let action_of = |old: &str, new: &str| (action(&base_facts, old), action(&cur_facts, new));
+    let mut found = Vec::new();
+    for ((item, key_word), c) in &cur_facts {
+        let kind = FactKind::from_word(&c.kind).unwrap_or(FactKind::Shape);
+        match base_facts.get(&(item.clone(), key_word.clone())) {
+            Some(b) if b.value == c.value => {}
+            Some(b) => {
+                let (class, why) = readers::classify_fact(kind, &b.value, &c.value, action_of);
+                found.push((c.axis.clone(), class, format!("{item}: `{key_word}` {why}"), item.clone()));
+            }
+            None if item.starts_with("rule ") && !has_item(d.base, item) => {
+                if key_word == "action" {
+                    found.push((
+                        c.axis.clone(),
+                        Class::Patch,
+                        format!("{item} added (`{}`): a rule binds nothing until a table names it, and what names it is classified there", c.value),
+                        item.clone(),
+                    ));
+                }
+            }
+            None if !has_item(d.base, item) => {}
+            None => {
+                let class = if kind == FactKind::Label { Class::Patch } else { Class::Major };
+                found.push((
+                    c.axis.clone(),
+                    class,
+                    format!("{item}: `{key_word}` = `{}` added: readers act on it", c.value),
+                    item.clone(),
+                ));
+            }
+        }
+    }
+    for ((item, key_word), b) in &base_facts {
+        if cur_facts.contains_key(&(item.clone(), key_word.clone())) {
+            continue;
+        }
+        let kind = FactKind::from_word(&b.kind).unwrap_or(FactKind::Shape);
+        if item.starts_with("rule ") && !has_item(d.cur, item) {
+            if key_word == "action" {
+                found.push((
+                    b.axis.clone(),
+                    Class::Major,
+                    format!("{item} removed: readers no longer report it"),
+                    String::new(),
+                ));
+            }
+        } else if has_item(d.cur, item) {
+            let class = if kind == FactKind::Label { Class::Patch } else { Class::Major };
+            found.push((
+                b.axis.clone(),
+                class,
+                format!("{item}: `{key_word}` (was `{}`) removed: readers acted on it", b.value),
+                item.clone(),
+            ));
+        }
+    }
+    for (axis, class, what, item) in found {
+        let span = readers::item_span(d.spans, &item);
+        d.changes.push(Change {
+            axis,
+            class,
+            what,
+            span,
+            witness: None,
+        });
     }
 }
 

@@ -6,6 +6,7 @@ pub mod axis_names;
 pub mod classify;
 pub mod history;
 pub mod migration;
+pub mod readers;
 pub mod rules;
 pub mod snapshot;
 pub mod witness;
