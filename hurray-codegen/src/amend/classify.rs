@@ -619,6 +619,31 @@ fn removed_axes(d: &mut Diff<'_>) {
     }
 }
 
+/// Whether `snapshot` holds the item a reader fact belongs to (see [`SFact::item`]), and
+/// the tag or range of a space the fact's key names (`tag 6 storage_rule`, `range 0..9 …`).
+fn has_part(snapshot: &Snapshot, item: &str, key_word: &str) -> bool {
+    let (kind, name) = item.split_once(' ').unwrap_or((item, ""));
+    let mut words = key_word.split(' ');
+    if kind == "space"
+        && let (Some(part), Some(which)) = (words.next(), words.next())
+    {
+        let Some(space) = snapshot.space(name) else {
+            return false;
+        };
+        match part {
+            "tag" => return space.tag.iter().any(|t| t.value.to_string() == which),
+            "range" => {
+                return space
+                    .range
+                    .iter()
+                    .any(|r| format!("{}..{}", r.from, r.to) == which);
+            }
+            _ => {}
+        }
+    }
+    has_item(snapshot, item)
+}
+
 /// Whether `snapshot` holds the item a reader fact belongs to (see [`SFact::item`]).
 fn has_item(snapshot: &Snapshot, item: &str) -> bool {
     let (kind, name) = item.split_once(' ').unwrap_or((item, ""));
@@ -673,9 +698,17 @@ fn readers(d: &mut Diff<'_>) {
                     ));
                 }
             }
-            None if !has_item(d.base, item) => {}
+            None if !has_part(d.base, item, key_word) => {}
             None => {
-                let class = if kind == FactKind::Label { Class::Patch } else { Class::Major };
+                let class = match kind {
+                    FactKind::Label => Class::Patch,
+                    FactKind::Rule
+                        if action(&cur_facts, &c.value).is_some_and(|a| !readers::rejects(&a)) =>
+                    {
+                        Class::Patch
+                    }
+                    _ => Class::Major,
+                };
                 found.push((
                     c.axis.clone(),
                     class,
@@ -699,8 +732,16 @@ fn readers(d: &mut Diff<'_>) {
                     String::new(),
                 ));
             }
-        } else if has_item(d.cur, item) {
-            let class = if kind == FactKind::Label { Class::Patch } else { Class::Major };
+        } else if has_part(d.cur, item, key_word) {
+            let class = match kind {
+                FactKind::Label => Class::Patch,
+                FactKind::Rule
+                    if action(&base_facts, &b.value).is_some_and(|a| !readers::rejects(&a)) =>
+                {
+                    Class::Patch
+                }
+                _ => Class::Major,
+            };
             found.push((
                 b.axis.clone(),
                 class,
@@ -826,8 +867,9 @@ pub fn verdicts(
                     ),
                 )
                 .help(format!(
-                    "set the axis's `current = {}` in spec/spec.toml",
-                    style.toml_literal(required)
+                    "set the axis's `current = {}` in {}",
+                    style.toml_literal(required),
+                    crate::load::display_path(&spec_dir.join("spec.toml"))
                 )),
             );
         } else if declared > required {

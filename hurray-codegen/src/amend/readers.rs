@@ -254,8 +254,9 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             let k = format!("binds {name}");
             c.push(item.clone(), &k, st.axis, FactKind::Shape, path.text.clone());
         }
-        for (i, r) in st.rules.iter().enumerate() {
-            c.rule(item.clone(), &format!("rules[{i}]"), st.axis, *r);
+        for r in &st.rules {
+            let k = format!("enforces {}", spec.rule(*r).id);
+            c.rule(item.clone(), &k, st.axis, *r);
         }
     }
     let p = &spec.placement;
@@ -263,14 +264,15 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
     let padding = p.padding.word().to_string();
     c.push("placement".to_string(), "trailer", p.axis, FactKind::Shape, trailer);
     c.push("placement".to_string(), "padding", p.axis, FactKind::Shape, padding);
-    for (i, r) in p.rules.iter().enumerate() {
-        c.rule("placement".to_string(), &format!("rules[{i}]"), p.axis, *r);
+    for r in &p.rules {
+        let k = format!("enforces {}", spec.rule(*r).id);
+        c.rule("placement".to_string(), &k, p.axis, *r);
     }
     SReaders { fact: c.facts }
 }
 
 /// Whether an action rejects anything in some reader mode.
-fn rejects(action: &str) -> bool {
+pub fn rejects(action: &str) -> bool {
     !matches!(Action::from_word(action), Some(Action::Warn | Action::Obligation))
 }
 
