@@ -641,6 +641,14 @@ fn has_part(snapshot: &Snapshot, item: &str, key_word: &str) -> bool {
             _ => {}
         }
     }
+    let mut words = key_word.split(' ');
+    if kind == "structure"
+        && let (Some("field"), Some(field)) = (words.next(), words.next())
+    {
+        return snapshot
+            .structure(name)
+            .is_some_and(|s| s.field.iter().any(|f| f.name == field));
+    }
     has_item(snapshot, item)
 }
 

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::*;
+use crate::render::width;
 use crate::source::Span;
 
 use super::snapshot::{SpanIndex, key};
@@ -82,7 +83,7 @@ impl FactKind {
     }
 }
 
-/// Collects facts and the span of each item.
+/// Collects the facts of one spec.
 struct Collect<'s> {
     spec: &'s Spec,
     facts: Vec<SFact>,
@@ -203,6 +204,9 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
     }
     for s in &spec.spaces {
         let item = format!("space {}", s.name);
+        let axis = spec.axis(s.axis).name.clone();
+        c.push(item.clone(), "axis", s.axis, FactKind::Shape, axis);
+        c.push(item.clone(), "width", s.axis, FactKind::Shape, width(s.width));
         c.rule(item.clone(), "reject.invalid", s.axis, s.reject.invalid);
         c.rule(item.clone(), "reject.unknown", s.axis, s.reject.unknown);
         c.rule(item.clone(), "reject.private", s.axis, s.reject.private);
@@ -236,12 +240,22 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
     }
     for f in &spec.flag_sets {
         let item = format!("flags {}", f.name);
+        let axis = spec.axis(f.axis).name.clone();
+        c.push(item.clone(), "axis", f.axis, FactKind::Shape, axis);
+        c.push(item.clone(), "width", f.axis, FactKind::Shape, width(f.width));
         let unknown = f.unknown_bits.word().to_string();
         c.push(item.clone(), "unknown_bits", f.axis, FactKind::Shape, unknown);
         c.rule(item, "rule", f.axis, f.rule);
     }
     for st in &spec.structures {
         let item = format!("structure {}", st.name);
+        let axis = spec.axis(st.axis).name.clone();
+        c.push(item.clone(), "axis", st.axis, FactKind::Shape, axis);
+        for f in &st.fields {
+            if let Some(rule) = f.rule {
+                c.rule(item.clone(), &format!("field {} rule", f.name), st.axis, rule);
+            }
+        }
         if let Framing::LengthPrefixed { rule, .. } = st.framing {
             c.rule(item.clone(), "framing.rule", st.axis, rule);
         }
