@@ -82,7 +82,8 @@ fn flatten(stream: TokenStream, out: &mut Vec<Token>) {
             TokenTree::Punct(p) if p.as_char() == '#' => {
                 // `#[doc = …]` or `#![doc = …]`: skipped whole.
                 let mut lookahead = trees.clone();
-                let bang = matches!(lookahead.peek(), Some(TokenTree::Punct(b)) if b.as_char() == '!');
+                let bang =
+                    matches!(lookahead.peek(), Some(TokenTree::Punct(b)) if b.as_char() == '!');
                 if bang {
                     lookahead.next();
                 }
@@ -97,7 +98,9 @@ fn flatten(stream: TokenStream, out: &mut Vec<Token>) {
                 }
                 out.push(Token::Punct('#', p.spacing() == Spacing::Joint));
             }
-            TokenTree::Punct(p) => out.push(Token::Punct(p.as_char(), p.spacing() == Spacing::Joint)),
+            TokenTree::Punct(p) => {
+                out.push(Token::Punct(p.as_char(), p.spacing() == Spacing::Joint))
+            }
             TokenTree::Ident(i) => out.push(Token::Ident(i.to_string())),
             TokenTree::Literal(l) => out.push(Token::Literal(l.to_string())),
             TokenTree::Group(g) => {
@@ -156,7 +159,11 @@ fn walk_table<'a>(
     out: &mut Vec<Leaf>,
 ) {
     for (key, item) in entries {
-        let sub = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+        let sub = if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
+        };
         walk_item(file, &sub, key, item, out);
     }
 }
@@ -286,7 +293,11 @@ impl Tree {
             for m in edits {
                 text.replace_range(self.leaves[m.leaf].span.clone(), &m.text);
             }
-            raw = Some(raw.as_ref().unwrap_or(&self.raw).with_text(self.ids[file], &text, &mut diags));
+            raw = Some(raw.as_ref().unwrap_or(&self.raw).with_text(
+                self.ids[file],
+                &text,
+                &mut diags,
+            ));
         }
         let raw = raw.unwrap_or_else(|| self.raw.clone());
         hurray_codegen::finish(raw, self.sources.clone(), diags)
@@ -299,9 +310,16 @@ fn read_tree(dir: &Path) -> Vec<(String, String)> {
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
-            let relative = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+            let relative = p
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             if p.is_dir() {
-                if !SKIPPED_FILES.iter().any(|(skip, _)| format!("{relative}/") == *skip) {
+                if !SKIPPED_FILES
+                    .iter()
+                    .any(|(skip, _)| format!("{relative}/") == *skip)
+                {
                     stack.push(p);
                 }
             } else if p.extension().is_some_and(|x| x == "toml") {
@@ -334,16 +352,27 @@ fn same_code(baseline: &[Token], code: &[Token], mutations: &[&Mutation]) -> boo
 /// Verify that `suspects` (mutations `check` found nothing in) leave the generated code as
 /// it was: applied together, then halved wherever the code changes, down to the single
 /// mutation that changes it.
-fn verify(tree: &Tree, baseline: &[Token], suspects: &[&Mutation], out: &mut Vec<(Mutation, Outcome)>) {
+fn verify(
+    tree: &Tree,
+    baseline: &[Token],
+    suspects: &[&Mutation],
+    out: &mut Vec<(Mutation, Outcome)>,
+) {
     if suspects.is_empty() {
         return;
     }
     let loaded = tree.load(suspects);
-    let same = loaded.clean().is_some_and(|spec| same_code(baseline, &generated(spec), suspects));
+    let same = loaded
+        .clean()
+        .is_some_and(|spec| same_code(baseline, &generated(spec), suspects));
     if same {
         out.extend(suspects.iter().map(|m| ((*m).clone(), Outcome::SameCode)));
     } else if suspects.len() == 1 {
-        let outcome = if loaded.clean().is_some() { Outcome::Escaped } else { Outcome::Invalid };
+        let outcome = if loaded.clean().is_some() {
+            Outcome::Escaped
+        } else {
+            Outcome::Invalid
+        };
         out.push((suspects[0].clone(), outcome));
     } else {
         let (a, b) = suspects.split_at(suspects.len() / 2);
@@ -362,7 +391,10 @@ fn every_change_of_the_generated_code_is_a_finding() {
     let files = read_tree(&dir);
     let mut sources = SourceMap::default();
     let mut diags = Diagnostics::default();
-    let pairs: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let pairs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
     let raw = load::load_memory(&dir, pairs.iter().copied(), &mut sources, &mut diags);
     let ids: Vec<FileId> = files
         .iter()
@@ -379,7 +411,14 @@ fn every_change_of_the_generated_code_is_a_finding() {
         let doc = toml_edit::Document::parse(text.as_str()).unwrap();
         walk_table(i, "", doc.as_table().iter(), &mut leaves);
     }
-    let tree = Tree { dir: dir.clone(), files, ids, raw, sources, leaves };
+    let tree = Tree {
+        dir: dir.clone(),
+        files,
+        ids,
+        raw,
+        sources,
+        leaves,
+    };
 
     let base = tree.load(&[]);
     let base_spec = base.clean().expect("the real spec is clean");
@@ -391,11 +430,21 @@ fn every_change_of_the_generated_code_is_a_finding() {
     let findings = |loaded: &mut hurray_codegen::Loaded| {
         let spec = loaded.spec.as_ref().expect("a clean load has a model");
         let mut found = Diagnostics::default();
-        hurray_codegen::amend::check_history(spec, &records, &tree.dir, None, &mut loaded.sources, &mut found);
+        hurray_codegen::amend::check_history(
+            spec,
+            &records,
+            &tree.dir,
+            None,
+            &mut loaded.sources,
+            &mut found,
+        );
         found
     };
     let mut base = base;
-    assert!(findings(&mut base).items().is_empty(), "the real spec has no finding against its history");
+    assert!(
+        findings(&mut base).items().is_empty(),
+        "the real spec has no finding against its history"
+    );
 
     // Every text value of each key, and whether the key names things (every value differs).
     let mut seen: BTreeMap<String, (BTreeSet<String>, bool)> = BTreeMap::new();
@@ -414,7 +463,8 @@ fn every_change_of_the_generated_code_is_a_finding() {
             let n = occurrences.entry(l.key.as_str()).or_default();
             *n += 1;
             let marker = format!(" ~m{i}~");
-            let is_message = matches!(l.value, Scalar::Text(_)) && MESSAGE_KEYS.contains(&l.key.as_str());
+            let is_message =
+                matches!(l.value, Scalar::Text(_)) && MESSAGE_KEYS.contains(&l.key.as_str());
             candidates(l, *n, &seen, &marker)
                 .into_iter()
                 .map(|text| Mutation {
@@ -425,7 +475,10 @@ fn every_change_of_the_generated_code_is_a_finding() {
                 .collect()
         })
         .collect();
-    let step: usize = std::env::var("MUTATION_STEP").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let step: usize = std::env::var("MUTATION_STEP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     let mutations: Vec<Vec<Mutation>> = mutations.into_iter().step_by(step).collect();
     let prepared = started.elapsed();
 
@@ -438,7 +491,9 @@ fn every_change_of_the_generated_code_is_a_finding() {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
-                    let Some(tries) = mutations.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let Some(tries) = mutations.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
                     // The leaf's first mutation that validates is its mutation.
                     for m in tries {
                         let mut loaded = tree.load(&[m]);
@@ -466,7 +521,10 @@ fn every_change_of_the_generated_code_is_a_finding() {
         // A batch mutates each leaf at most once.
         let mut batches: Vec<Vec<&Mutation>> = Vec::new();
         for m in &suspects {
-            match batches.iter_mut().find(|b| b.len() < BATCH && b.iter().all(|o| o.leaf != m.leaf)) {
+            match batches
+                .iter_mut()
+                .find(|b| b.len() < BATCH && b.iter().all(|o| o.leaf != m.leaf))
+            {
                 Some(b) => b.push(m),
                 None => batches.push(vec![m]),
             }
@@ -478,7 +536,9 @@ fn every_change_of_the_generated_code_is_a_finding() {
         for _ in 0..threads {
             scope.spawn(|| {
                 loop {
-                    let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else { break };
+                    let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
                     let mut verified = Vec::new();
                     verify(&tree, &baseline, batch, &mut verified);
                     outcomes.lock().unwrap().extend(verified);
@@ -492,7 +552,11 @@ fn every_change_of_the_generated_code_is_a_finding() {
     for (_, o) in &outcomes {
         *counts.entry(*o).or_default() += 1;
     }
-    let mutated: BTreeSet<usize> = outcomes.iter().filter(|(_, o)| *o != Outcome::Invalid).map(|(m, _)| m.leaf).collect();
+    let mutated: BTreeSet<usize> = outcomes
+        .iter()
+        .filter(|(_, o)| *o != Outcome::Invalid)
+        .map(|(m, _)| m.leaf)
+        .collect();
     println!(
         "{} leaves ({} mutated validly), {} mutations tried: {counts:?}; {suspect_count} without a finding verified in {} batches; {:?} in all ({:?} to prepare, {:?} to check; {threads} threads)",
         tree.leaves.len(),

@@ -11,8 +11,8 @@ use crate::model::{AxisStyle, Spec, Version};
 use crate::source::{SourceMap, Span};
 
 use super::axis_names::AxisNames;
-use super::rules;
 use super::readers::{self, FactKind, SFact};
+use super::rules;
 use super::snapshot::{SField, Snapshot, SpanIndex, key};
 use super::witness;
 
@@ -694,7 +694,12 @@ fn readers(d: &mut Diff<'_>) {
             Some(b) if b.value == c.value => {}
             Some(b) => {
                 let (class, why) = readers::classify_fact(kind, &b.value, &c.value, action_of);
-                found.push((c.axis.clone(), class, format!("{item}: `{key_word}` {why}"), item.clone()));
+                found.push((
+                    c.axis.clone(),
+                    class,
+                    format!("{item}: `{key_word}` {why}"),
+                    item.clone(),
+                ));
             }
             None if item.starts_with("rule ") && !has_item(d.base, item) => {
                 if key_word == "action" {
@@ -720,7 +725,10 @@ fn readers(d: &mut Diff<'_>) {
                 found.push((
                     c.axis.clone(),
                     class,
-                    format!("{item}: `{key_word}` = `{}` added: readers act on it", c.value),
+                    format!(
+                        "{item}: `{key_word}` = `{}` added: readers act on it",
+                        c.value
+                    ),
                     item.clone(),
                 ));
             }
@@ -753,7 +761,10 @@ fn readers(d: &mut Diff<'_>) {
             found.push((
                 b.axis.clone(),
                 class,
-                format!("{item}: `{key_word}` (was `{}`) removed: readers acted on it", b.value),
+                format!(
+                    "{item}: `{key_word}` (was `{}`) removed: readers acted on it",
+                    b.value
+                ),
                 item.clone(),
             ));
         }

@@ -181,14 +181,38 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         spans.insert(key::rule(&r.id), r.span);
         let axis = axes.get(&RuleId(i as u32)).copied().unwrap_or(parent);
         let item = rule_item(&r.id);
-        c.push(item.clone(), "action", axis, FactKind::Action, r.action.word().to_string());
-        c.push(item.clone(), "actor", axis, FactKind::Shape, r.actor.word().to_string());
+        c.push(
+            item.clone(),
+            "action",
+            axis,
+            FactKind::Action,
+            r.action.word().to_string(),
+        );
+        c.push(
+            item.clone(),
+            "actor",
+            axis,
+            FactKind::Shape,
+            r.actor.word().to_string(),
+        );
         c.push(item.clone(), "code", axis, FactKind::Label, r.code.clone());
-        c.push(item, "enforced_by", axis, FactKind::Label, r.enforced_by.word().to_string());
+        c.push(
+            item,
+            "enforced_by",
+            axis,
+            FactKind::Label,
+            r.enforced_by.word().to_string(),
+        );
     }
     for (role, space) in Role::values().iter().map(|r| (*r, spec.roles.space(*r))) {
         let s = spec.space(space);
-        c.push("roles".to_string(), role.word(), s.axis, FactKind::Shape, s.name.clone());
+        c.push(
+            "roles".to_string(),
+            role.word(),
+            s.axis,
+            FactKind::Shape,
+            s.name.clone(),
+        );
     }
     for (i, a) in spec.axes.iter().enumerate() {
         let id = AxisId(i as u32);
@@ -196,7 +220,13 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         if let Some(m) = &a.major {
             c.push(item.clone(), "major", id, FactKind::Shape, m.text.clone());
         }
-        c.push(item.clone(), "minor", id, FactKind::Shape, a.minor.text.clone());
+        c.push(
+            item.clone(),
+            "minor",
+            id,
+            FactKind::Shape,
+            a.minor.text.clone(),
+        );
         if let Some((high, low)) = a.reject {
             c.rule(item.clone(), "reject.major_too_high", id, high);
             c.rule(item, "reject.major_too_low", id, low);
@@ -206,7 +236,13 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         let item = format!("space {}", s.name);
         let axis = spec.axis(s.axis).name.clone();
         c.push(item.clone(), "axis", s.axis, FactKind::Shape, axis);
-        c.push(item.clone(), "width", s.axis, FactKind::Shape, width(s.width));
+        c.push(
+            item.clone(),
+            "width",
+            s.axis,
+            FactKind::Shape,
+            width(s.width),
+        );
         c.rule(item.clone(), "reject.invalid", s.axis, s.reject.invalid);
         c.rule(item.clone(), "reject.unknown", s.axis, s.reject.unknown);
         c.rule(item.clone(), "reject.private", s.axis, s.reject.private);
@@ -217,7 +253,13 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             }
             if !r.memory_classes.is_empty() {
                 let k = format!("range {}..{} memory_classes", r.from, r.to);
-                c.push(item.clone(), &k, s.axis, FactKind::Shape, r.memory_classes.join(","));
+                c.push(
+                    item.clone(),
+                    &k,
+                    s.axis,
+                    FactKind::Shape,
+                    r.memory_classes.join(","),
+                );
             }
         }
         for t in &s.tags {
@@ -242,9 +284,21 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         let item = format!("flags {}", f.name);
         let axis = spec.axis(f.axis).name.clone();
         c.push(item.clone(), "axis", f.axis, FactKind::Shape, axis);
-        c.push(item.clone(), "width", f.axis, FactKind::Shape, width(f.width));
+        c.push(
+            item.clone(),
+            "width",
+            f.axis,
+            FactKind::Shape,
+            width(f.width),
+        );
         let unknown = f.unknown_bits.word().to_string();
-        c.push(item.clone(), "unknown_bits", f.axis, FactKind::Shape, unknown);
+        c.push(
+            item.clone(),
+            "unknown_bits",
+            f.axis,
+            FactKind::Shape,
+            unknown,
+        );
         c.rule(item, "rule", f.axis, f.rule);
     }
     for st in &spec.structures {
@@ -253,7 +307,12 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         c.push(item.clone(), "axis", st.axis, FactKind::Shape, axis);
         for f in &st.fields {
             if let Some(rule) = f.rule {
-                c.rule(item.clone(), &format!("field {} rule", f.name), st.axis, rule);
+                c.rule(
+                    item.clone(),
+                    &format!("field {} rule", f.name),
+                    st.axis,
+                    rule,
+                );
             }
         }
         if let Framing::LengthPrefixed { rule, .. } = st.framing {
@@ -261,12 +320,24 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         }
         if let Some((levels, rule)) = st.depth_limit {
             let levels = levels.to_string();
-            c.push(item.clone(), "depth_limit.levels", st.axis, FactKind::Limit, levels);
+            c.push(
+                item.clone(),
+                "depth_limit.levels",
+                st.axis,
+                FactKind::Limit,
+                levels,
+            );
             c.rule(item.clone(), "depth_limit.rule", st.axis, rule);
         }
         for (name, path) in &st.bindings {
             let k = format!("binds {name}");
-            c.push(item.clone(), &k, st.axis, FactKind::Shape, path.text.clone());
+            c.push(
+                item.clone(),
+                &k,
+                st.axis,
+                FactKind::Shape,
+                path.text.clone(),
+            );
         }
         for r in &st.rules {
             let k = format!("enforces {}", spec.rule(*r).id);
@@ -276,8 +347,20 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
     let p = &spec.placement;
     let trailer = p.trailer.word().to_string();
     let padding = p.padding.word().to_string();
-    c.push("placement".to_string(), "trailer", p.axis, FactKind::Shape, trailer);
-    c.push("placement".to_string(), "padding", p.axis, FactKind::Shape, padding);
+    c.push(
+        "placement".to_string(),
+        "trailer",
+        p.axis,
+        FactKind::Shape,
+        trailer,
+    );
+    c.push(
+        "placement".to_string(),
+        "padding",
+        p.axis,
+        FactKind::Shape,
+        padding,
+    );
     for r in &p.rules {
         let k = format!("enforces {}", spec.rule(*r).id);
         c.rule("placement".to_string(), &k, p.axis, *r);
@@ -287,7 +370,10 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
 
 /// Whether an action rejects anything in some reader mode.
 pub fn rejects(action: &str) -> bool {
-    !matches!(Action::from_word(action), Some(Action::Warn | Action::Obligation))
+    !matches!(
+        Action::from_word(action),
+        Some(Action::Warn | Action::Obligation)
+    )
 }
 
 /// The class of a change of one fact from `old` to `new`, with the reason in the seed's
@@ -319,7 +405,10 @@ pub fn classify_fact(
                 ),
             )
         } else {
-            (Class::Patch, format!("`{a}` → `{b}`: neither rejects anything"))
+            (
+                Class::Patch,
+                format!("`{a}` → `{b}`: neither rejects anything"),
+            )
         }
     };
     match kind {
@@ -337,7 +426,9 @@ pub fn classify_fact(
                 }
                 _ => (
                     Class::Major,
-                    format!("now reports {new} instead of {old}, a rule whose action is unknown to one side"),
+                    format!(
+                        "now reports {new} instead of {old}, a rule whose action is unknown to one side"
+                    ),
                 ),
             }
         }

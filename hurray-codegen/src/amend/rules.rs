@@ -27,8 +27,16 @@ pub fn s1_without_amendment(
 ) {
     if since <= base {
         diags.push(
-            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {} but claims `since` {}", style.show(base), style.show(since)))
-                .help(s1_help(style, declared, base)),
+            Diagnostic::new(
+                &lints::S1_WITHOUT_AMENDMENT,
+                span,
+                format!(
+                    "{what} is not in release {} but claims `since` {}",
+                    style.show(base),
+                    style.show(since)
+                ),
+            )
+            .help(s1_help(style, declared, base)),
         );
     }
 }
