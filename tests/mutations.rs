@@ -490,10 +490,7 @@ fn every_change_of_the_generated_code_is_a_finding() {
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
-                loop {
-                    let Some(tries) = mutations.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
+                while let Some(tries) = mutations.get(next.fetch_add(1, Ordering::Relaxed)) {
                     // The leaf's first mutation that validates is its mutation.
                     for m in tries {
                         let mut loaded = tree.load(&[m]);
@@ -535,10 +532,7 @@ fn every_change_of_the_generated_code_is_a_finding() {
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
-                loop {
-                    let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
+                while let Some(batch) = batches.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let mut verified = Vec::new();
                     verify(&tree, &baseline, batch, &mut verified);
                     outcomes.lock().unwrap().extend(verified);
