@@ -10,7 +10,7 @@ use crate::raw;
 use crate::source::{FileId, SourceMap, Span};
 
 /// Every raw file of a spec directory, with the file each came from.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RawSpec {
     pub spec: Option<(FileId, raw::SpecFile)>,
     pub tags: Vec<(FileId, raw::TagFile)>,
@@ -18,6 +18,52 @@ pub struct RawSpec {
     pub structures: Vec<(FileId, raw::StructFile)>,
     pub rules: Vec<(FileId, raw::RulesFile)>,
     pub resolutions: Option<(FileId, raw::ResolutionsFile)>,
+}
+
+impl RawSpec {
+    /// This tree with the file `file` read from `text` instead: the file keeps its id and
+    /// its place in reading order, every other file its parse. A tool that checks many
+    /// variants of one spec (the mutation test) parses only what changed. A `text` that does
+    /// not parse is reported in `diags` and leaves the file out, as [`load_texts`] would.
+    pub fn with_text(&self, file: FileId, text: &str, diags: &mut Diagnostics) -> RawSpec {
+        fn replace<T: serde::de::DeserializeOwned>(
+            slot: &mut Vec<(FileId, T)>,
+            file: FileId,
+            text: &str,
+            diags: &mut Diagnostics,
+        ) -> bool {
+            let Some(i) = slot.iter().position(|(id, _)| *id == file) else {
+                return false;
+            };
+            match parse(file, text, diags) {
+                Some(v) => slot[i].1 = v,
+                None => {
+                    slot.remove(i);
+                }
+            }
+            true
+        }
+        fn replace_one<T: serde::de::DeserializeOwned>(
+            slot: &mut Option<(FileId, T)>,
+            file: FileId,
+            text: &str,
+            diags: &mut Diagnostics,
+        ) -> bool {
+            if slot.as_ref().is_none_or(|(id, _)| *id != file) {
+                return false;
+            }
+            *slot = parse(file, text, diags).map(|v| (file, v));
+            true
+        }
+        let mut raw = self.clone();
+        let _ = replace_one(&mut raw.spec, file, text, diags)
+            || replace_one(&mut raw.resolutions, file, text, diags)
+            || replace(&mut raw.tags, file, text, diags)
+            || replace(&mut raw.flags, file, text, diags)
+            || replace(&mut raw.structures, file, text, diags)
+            || replace(&mut raw.rules, file, text, diags);
+        raw
+    }
 }
 
 /// The folders of a spec directory whose every `*.toml` file is a table, in reading order.

@@ -11,7 +11,7 @@ pub use toml::Spanned;
 pub type S<T> = Spanned<T>;
 
 /// `spec.toml`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecFile {
     pub spec: S<SpecMeta>,
@@ -21,14 +21,14 @@ pub struct SpecFile {
     pub axis: Vec<S<Axis>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecMeta {
     pub title: S<String>,
     pub status: S<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Axis {
     pub name: S<String>,
@@ -44,7 +44,7 @@ pub struct Axis {
 }
 
 /// The rules a major version outside the reader's breaks.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AxisReject {
     pub major_too_high: S<String>,
@@ -52,7 +52,7 @@ pub struct AxisReject {
 }
 
 /// `tags/<space>.toml`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TagFile {
     pub space: S<Space>,
@@ -60,7 +60,7 @@ pub struct TagFile {
     pub tag: Vec<S<Tag>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Space {
     pub name: S<String>,
@@ -72,7 +72,7 @@ pub struct Space {
     pub resolution: Option<S<toml::Value>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reject {
     pub invalid: S<String>,
@@ -80,7 +80,7 @@ pub struct Reject {
     pub private: Option<S<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Range {
     pub from: S<i64>,
@@ -95,7 +95,7 @@ pub struct Range {
     pub note: Option<S<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tag {
     pub value: S<i64>,
@@ -135,7 +135,7 @@ pub struct Tag {
     pub index_bytes: Option<S<i64>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Parameter {
     pub name: S<String>,
@@ -144,13 +144,13 @@ pub struct Parameter {
 }
 
 /// `flags/*.toml`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlagsFile {
     pub flags: Vec<S<FlagSet>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlagSet {
     pub name: S<String>,
@@ -164,7 +164,7 @@ pub struct FlagSet {
     pub bit: Vec<S<Bit>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bit {
     pub bit: S<i64>,
@@ -178,7 +178,7 @@ pub struct Bit {
 }
 
 /// `structures/*.toml`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StructFile {
     #[serde(default)]
@@ -186,7 +186,7 @@ pub struct StructFile {
     pub placement: Option<S<Placement>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Structure {
     pub name: S<String>,
@@ -211,14 +211,14 @@ pub struct Structure {
 }
 
 /// `depth_limit = { levels = 8, rule = "TL-6" }`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DepthLimit {
     pub levels: S<i64>,
     pub rule: S<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Field {
     pub name: S<String>,
@@ -244,7 +244,7 @@ pub struct Field {
     pub note: Option<S<String>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Condition {
     pub field: S<String>,
@@ -256,7 +256,7 @@ pub struct Condition {
 
 /// One check. Checks are read from a `toml::Value` (a table, or each table of a list), so
 /// their parts carry no spans of their own; diagnostics point at the whole `check`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Check {
     pub bytes: Option<String>,
@@ -278,7 +278,7 @@ pub struct Check {
 }
 
 /// A condition inside a check.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlainCondition {
     pub field: String,
@@ -305,7 +305,7 @@ impl PlainCondition {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Placement {
     pub axis: S<String>,
@@ -323,14 +323,14 @@ pub struct Placement {
 }
 
 /// `rules/*.toml`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesFile {
     #[serde(default)]
     pub rule: Vec<S<Rule>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     pub id: S<String>,
@@ -359,14 +359,14 @@ pub struct Rule {
 }
 
 /// `resolutions.toml`.
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResolutionsFile {
     #[serde(default)]
     pub resolution: Vec<S<Resolution>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Resolution {
     pub id: S<String>,

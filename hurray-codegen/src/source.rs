@@ -31,7 +31,7 @@ impl Span {
 }
 
 /// One loaded spec file.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SourceFile {
     /// Path as shown to the user, relative to the working directory where possible.
     pub display: String,
@@ -86,7 +86,7 @@ impl SourceFile {
 }
 
 /// Every file the spec was loaded from.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
 }

@@ -2,6 +2,7 @@
 //! verdict per axis: every difference from the base record is MAJOR, MINOR or PATCH on its
 //! own axis, and each axis's declared version must be exactly what its changes require.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Diagnostics, Witness};
@@ -10,6 +11,7 @@ use crate::model::{AxisStyle, Spec, Version};
 use crate::source::{SourceMap, Span};
 
 use super::axis_names::AxisNames;
+use super::readers::{self, FactKind, SFact};
 use super::rules;
 use super::snapshot::{SField, Snapshot, SpanIndex, key};
 use super::witness;
@@ -133,6 +135,7 @@ pub fn diff(
     flags(&mut d, diags);
     structures(&mut d, diags);
     removed_axes(&mut d);
+    readers(&mut d);
     if base.placement != cur.placement {
         d.push(
             axes.placement,
@@ -616,6 +619,168 @@ fn removed_axes(d: &mut Diff<'_>) {
     }
 }
 
+/// Whether `snapshot` holds the item a reader fact belongs to (see [`SFact::item`]), and
+/// the tag or range of a space the fact's key names (`tag 6 storage_rule`, `range 0..9 …`).
+fn has_part(snapshot: &Snapshot, item: &str, key_word: &str) -> bool {
+    let (kind, name) = item.split_once(' ').unwrap_or((item, ""));
+    let mut words = key_word.split(' ');
+    if kind == "space"
+        && let (Some(part), Some(which)) = (words.next(), words.next())
+    {
+        let Some(space) = snapshot.space(name) else {
+            return false;
+        };
+        match part {
+            "tag" => return space.tag.iter().any(|t| t.value.to_string() == which),
+            "range" => {
+                return space
+                    .range
+                    .iter()
+                    .any(|r| format!("{}..{}", r.from, r.to) == which);
+            }
+            _ => {}
+        }
+    }
+    let mut words = key_word.split(' ');
+    if kind == "structure"
+        && let (Some("field"), Some(field)) = (words.next(), words.next())
+    {
+        return snapshot
+            .structure(name)
+            .is_some_and(|s| s.field.iter().any(|f| f.name == field));
+    }
+    has_item(snapshot, item)
+}
+
+/// Whether `snapshot` holds the item a reader fact belongs to (see [`SFact::item`]).
+fn has_item(snapshot: &Snapshot, item: &str) -> bool {
+    let (kind, name) = item.split_once(' ').unwrap_or((item, ""));
+    match kind {
+        "axis" => snapshot.axis(name).is_some(),
+        "space" => snapshot.space(name).is_some(),
+        "flags" => snapshot.flag_set(name).is_some(),
+        "structure" => snapshot.structure(name).is_some(),
+        _ => snapshot
+            .readers
+            .as_ref()
+            .is_some_and(|r| r.fact.iter().any(|f| f.item == item)),
+    }
+}
+
+/// Every change of a reader fact (the `[readers]` table of the records), classified by
+/// [`readers::classify_fact`]. A record without the table (written before it existed) is
+/// not compared. Facts of an item that is new or removed are left to that item's own change.
+fn readers(d: &mut Diff<'_>) {
+    let (Some(base), Some(cur)) = (&d.base.readers, &d.cur.readers) else {
+        return;
+    };
+    let index = |facts: &'_ [SFact]| -> BTreeMap<(String, String), SFact> {
+        facts
+            .iter()
+            .map(|f| ((f.item.clone(), f.key.clone()), f.clone()))
+            .collect()
+    };
+    let (base_facts, cur_facts) = (index(&base.fact), index(&cur.fact));
+    let action = |facts: &BTreeMap<(String, String), SFact>, id: &str| {
+        facts
+            .get(&(readers::rule_item(id), "action".to_string()))
+            .map(|f| f.value.clone())
+    };
+    let action_of = |old: &str, new: &str| (action(&base_facts, old), action(&cur_facts, new));
+    let mut found = Vec::new();
+    for ((item, key_word), c) in &cur_facts {
+        let kind = FactKind::from_word(&c.kind).unwrap_or(FactKind::Shape);
+        match base_facts.get(&(item.clone(), key_word.clone())) {
+            Some(b) if b.value == c.value => {}
+            Some(b) => {
+                let (class, why) = readers::classify_fact(kind, &b.value, &c.value, action_of);
+                found.push((
+                    c.axis.clone(),
+                    class,
+                    format!("{item}: `{key_word}` {why}"),
+                    item.clone(),
+                ));
+            }
+            None if item.starts_with("rule ") && !has_item(d.base, item) => {
+                if key_word == "action" {
+                    found.push((
+                        c.axis.clone(),
+                        Class::Patch,
+                        format!("{item} added (`{}`): a rule binds nothing until a table names it, and what names it is classified there", c.value),
+                        item.clone(),
+                    ));
+                }
+            }
+            None if !has_part(d.base, item, key_word) => {}
+            None => {
+                let class = match kind {
+                    FactKind::Label => Class::Patch,
+                    FactKind::Rule
+                        if action(&cur_facts, &c.value).is_some_and(|a| !readers::rejects(&a)) =>
+                    {
+                        Class::Patch
+                    }
+                    _ => Class::Major,
+                };
+                found.push((
+                    c.axis.clone(),
+                    class,
+                    format!(
+                        "{item}: `{key_word}` = `{}` added: readers act on it",
+                        c.value
+                    ),
+                    item.clone(),
+                ));
+            }
+        }
+    }
+    for ((item, key_word), b) in &base_facts {
+        if cur_facts.contains_key(&(item.clone(), key_word.clone())) {
+            continue;
+        }
+        let kind = FactKind::from_word(&b.kind).unwrap_or(FactKind::Shape);
+        if item.starts_with("rule ") && !has_item(d.cur, item) {
+            if key_word == "action" {
+                found.push((
+                    b.axis.clone(),
+                    Class::Major,
+                    format!("{item} removed: readers no longer report it"),
+                    String::new(),
+                ));
+            }
+        } else if has_part(d.cur, item, key_word) {
+            let class = match kind {
+                FactKind::Label => Class::Patch,
+                FactKind::Rule
+                    if action(&base_facts, &b.value).is_some_and(|a| !readers::rejects(&a)) =>
+                {
+                    Class::Patch
+                }
+                _ => Class::Major,
+            };
+            found.push((
+                b.axis.clone(),
+                class,
+                format!(
+                    "{item}: `{key_word}` (was `{}`) removed: readers acted on it",
+                    b.value
+                ),
+                item.clone(),
+            ));
+        }
+    }
+    for (axis, class, what, item) in found {
+        let span = readers::item_span(d.spans, &item);
+        d.changes.push(Change {
+            axis,
+            class,
+            what,
+            span,
+            witness: None,
+        });
+    }
+}
+
 /// A version a record writes on an axis of the given style word.
 fn parse(style: &str, v: &str) -> Option<(AxisStyle, Version)> {
     let style = AxisStyle::from_word(style)?;
@@ -721,8 +886,9 @@ pub fn verdicts(
                     ),
                 )
                 .help(format!(
-                    "set the axis's `current = {}` in spec/spec.toml",
-                    style.toml_literal(required)
+                    "set the axis's `current = {}` in {}",
+                    style.toml_literal(required),
+                    crate::load::display_path(&spec_dir.join("spec.toml"))
                 )),
             );
         } else if declared > required {

@@ -6,6 +6,7 @@ pub mod axis_names;
 pub mod classify;
 pub mod history;
 pub mod migration;
+pub mod readers;
 pub mod rules;
 pub mod snapshot;
 pub mod witness;
@@ -30,6 +31,20 @@ pub fn check(
     diags: &mut Diagnostics,
 ) {
     let history = history::load(spec_dir, sources, diags);
+    check_history(spec, &history, spec_dir, against, sources, diags);
+}
+
+/// [`check`] with the history already loaded (from `spec_dir`'s release records, or any
+/// other): what a tool that checks many variants of one spec against one history calls.
+/// Migrations (S5) are still read from `spec_dir`.
+pub fn check_history(
+    spec: &Spec,
+    history: &history::History,
+    spec_dir: &Path,
+    against: Option<&Snapshot>,
+    sources: &mut SourceMap,
+    diags: &mut Diagnostics,
+) {
     match (spec.status, history.records.is_empty()) {
         (Status::Draft, false) => diags.push(
             Diagnostic::new(

@@ -27,9 +27,35 @@ pub fn s1_without_amendment(
 ) {
     if since <= base {
         diags.push(
-            Diagnostic::new(&lints::S1_WITHOUT_AMENDMENT, span, format!("{what} is not in release {} but claims `since` {}", style.show(base), style.show(since)))
-                .help(format!("an addition belongs to the amendment that makes it: set `since = {}` (the axis's new version)", style.toml_literal(declared))),
+            Diagnostic::new(
+                &lints::S1_WITHOUT_AMENDMENT,
+                span,
+                format!(
+                    "{what} is not in release {} but claims `since` {}",
+                    style.show(base),
+                    style.show(since)
+                ),
+            )
+            .help(s1_help(style, declared, base)),
         );
+    }
+}
+
+/// The help of an S1 finding: the version the addition needs. An addition is a MINOR change,
+/// so it needs the next minor after the release, unless the axis already declares a later
+/// version (the amendment under way), which is then the one.
+fn s1_help(style: AxisStyle, declared: Version, base: Version) -> String {
+    match base.next_minor() {
+        Some(next) if declared <= base => format!(
+            "an addition belongs to the amendment that makes it: set `since = {}` and the axis's `current = {}` (the next minor after release {})",
+            style.toml_literal(next),
+            style.toml_literal(next),
+            style.show(base)
+        ),
+        _ => format!(
+            "an addition belongs to the amendment that makes it: set `since = {}` (the version the axis declares for this amendment)",
+            style.toml_literal(declared)
+        ),
     }
 }
 
@@ -197,7 +223,7 @@ pub fn s5_migration(
     let Ok(text) = std::fs::read_to_string(&path) else {
         diags.push(
             Diagnostic::new(&lints::S5_MISSING_MIGRATION, span, format!("axis `{axis}` goes to major {to} without a migration specification"))
-                .help(format!("S5: write spec/migrations/{name}, mapping every field, flag bit and tag value of major {from_major} to major {to} (or marking it dropped)")),
+                .help(format!("S5: write {}, mapping every field, flag bit and tag value of major {from_major} to major {to} (or marking it dropped)", crate::load::display_path(&path))),
         );
         return;
     };
@@ -212,7 +238,10 @@ pub fn s5_migration(
                     e.span().map(|r| Span::new(file, r)),
                     e.message().to_string(),
                 )
-                .help("see spec/migrations/README.md for the migration format"),
+                .help(format!(
+                    "see {} for the migration format",
+                    crate::load::display_path(&spec_dir.join("migrations").join("README.md"))
+                )),
             );
             return;
         }

@@ -25,6 +25,10 @@ pub struct Snapshot {
     #[serde(default)]
     pub structure: Vec<SStructure>,
     pub placement: SPlacement,
+    /// What the generated readers act on beyond the layout (rule actions, the rules each
+    /// violation reports, limits, roles): absent from records written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readers: Option<super::readers::SReaders>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -192,6 +196,9 @@ pub mod key {
     }
     pub fn field(structure: &str, field: &str) -> String {
         format!("field:{structure}:{field}")
+    }
+    pub fn rule(id: &str) -> String {
+        format!("rule:{id}")
     }
 }
 
@@ -378,6 +385,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
         kv_alignment: p.kv_alignment,
         index_alignment: p.index_alignment,
     };
+    let readers = Some(super::readers::of_spec(spec, &mut spans));
     (
         Snapshot {
             release: ReleaseMeta::default(),
@@ -386,6 +394,7 @@ pub fn of_spec(spec: &Spec) -> (Snapshot, SpanIndex) {
             flags,
             structure,
             placement,
+            readers,
         },
         spans,
     )

@@ -21,13 +21,23 @@ use crate::model::{SpaceId, Spec, StructId};
 
 /// The generated runtime code, formatted, with its preamble.
 pub fn runtime(spec: &Spec) -> String {
+    format(
+        tokens(spec),
+        "cargo build -p hurray-runtime (the build script runs hurray-codegen)",
+    )
+}
+
+/// The generated runtime code as one token stream, before formatting: what [`runtime`]
+/// formats. Tools that compare generations (the amendment checker's mutation test) read
+/// this, which is much cheaper than the formatted text.
+pub fn tokens(spec: &Spec) -> TokenStream {
     let axes = meta::axes(spec);
     let rules = meta::rules(spec);
     let tags = meta::tags(spec);
     let flags = meta::flags(spec);
     let consts = meta::consts(spec);
     let structures = structures(spec);
-    let file: TokenStream = quote! {
+    quote! {
         /// The version axes of the spec (the version registry).
         pub mod axes { #axes }
         /// Every rule of the facts sheets, with its stable error code.
@@ -40,11 +50,7 @@ pub fn runtime(spec: &Spec) -> String {
         pub mod consts { #consts }
         /// Borrowed views and owned forms of every structure.
         pub mod structures { #structures }
-    };
-    format(
-        file,
-        "cargo build -p hurray-runtime (the build script runs hurray-codegen)",
-    )
+    }
 }
 
 /// Every structure's view and owned form, and the variant enums of every space a field

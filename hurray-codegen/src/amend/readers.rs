@@ -1,0 +1,464 @@
+//! The reader facts of a release record: what the generated readers act on beyond the layout
+//! the rest of the record holds — every rule's action (and who it binds, where it is
+//! enforced, its stable code), which rule each unknown or invalid value, exceeded limit or
+//! failed framing reports, the nesting limits, the flag sets' unknown-bit behaviour, the
+//! roles, the axes' version fields and the placement's trailer and padding rules.
+//!
+//! Each fact is one line of the record (`[[readers.fact]]`), named by its item and its key,
+//! with a kind that says how a change of it is classified (see [`classify_fact`]). Records
+//! written before the facts existed have no `[readers]` table; against them no fact is
+//! compared.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::*;
+use crate::render::width;
+use crate::source::Span;
+
+use super::snapshot::{SpanIndex, key};
+
+/// The reader facts of one spec, in model order.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SReaders {
+    #[serde(default)]
+    pub fact: Vec<SFact>,
+}
+
+/// One fact the generated readers act on.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SFact {
+    /// The item the fact belongs to: `rule HDR-2`, `axis descriptor`, `space layout`,
+    /// `flags file_flags`, `structure tensor`, `placement`, `roles`.
+    pub item: String,
+    /// The fact's key within its item (`action`, `reject.unknown`, `tag 3 rank_rule`).
+    pub key: String,
+    /// The axis whose version a change of the fact moves.
+    pub axis: String,
+    /// How a change is classified: one of [`FactKind`]'s words.
+    pub kind: String,
+    pub value: String,
+}
+
+/// How a change of a fact is classified.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactKind {
+    /// A rule's action: which reader modes reject a violation.
+    Action,
+    /// A rule reference: which rule a violation reports. What decides acceptance is that
+    /// rule's action.
+    Rule,
+    /// A limit readers enforce (a nesting depth).
+    Limit,
+    /// Anything else that decides how readers parse (a role, a version field, the unknown-bit
+    /// behaviour, who a rule binds).
+    Shape,
+    /// What a rejection is called or where it is enforced: the same encodings are accepted.
+    Label,
+}
+
+impl FactKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            FactKind::Action => "action",
+            FactKind::Rule => "rule",
+            FactKind::Limit => "limit",
+            FactKind::Shape => "shape",
+            FactKind::Label => "label",
+        }
+    }
+    pub fn from_word(word: &str) -> Option<FactKind> {
+        [
+            FactKind::Action,
+            FactKind::Rule,
+            FactKind::Limit,
+            FactKind::Shape,
+            FactKind::Label,
+        ]
+        .into_iter()
+        .find(|k| k.word() == word)
+    }
+}
+
+/// Collects the facts of one spec.
+struct Collect<'s> {
+    spec: &'s Spec,
+    facts: Vec<SFact>,
+}
+
+impl Collect<'_> {
+    fn push(&mut self, item: String, key: &str, axis: AxisId, kind: FactKind, value: String) {
+        self.facts.push(SFact {
+            item,
+            key: key.to_string(),
+            axis: self.spec.axis(axis).name.clone(),
+            kind: kind.word().to_string(),
+            value,
+        });
+    }
+    fn rule(&mut self, item: String, key: &str, axis: AxisId, rule: RuleId) {
+        let id = self.spec.rule(rule).id.clone();
+        self.push(item, key, axis, FactKind::Rule, id);
+    }
+}
+
+/// The item word of a rule.
+pub fn rule_item(id: &str) -> String {
+    format!("rule {id}")
+}
+
+/// The axis a rule's own facts move: the axis of the first item of the model that binds
+/// the rule (axes, spaces, flag sets, structures, placement, in that order), else the axis
+/// schemes live under.
+fn rule_axes(spec: &Spec) -> BTreeMap<RuleId, AxisId> {
+    let mut out = BTreeMap::new();
+    let mut bind = |rule: RuleId, axis: AxisId| {
+        out.entry(rule).or_insert(axis);
+    };
+    for (i, a) in spec.axes.iter().enumerate() {
+        if let Some((high, low)) = a.reject {
+            bind(high, AxisId(i as u32));
+            bind(low, AxisId(i as u32));
+        }
+    }
+    for s in &spec.spaces {
+        for r in [s.reject.invalid, s.reject.unknown, s.reject.private] {
+            bind(r, s.axis);
+        }
+        for r in s.ranges.iter().filter_map(|r| r.scalar_rule) {
+            bind(r, s.axis);
+        }
+        for t in &s.tags {
+            match &t.attrs {
+                TagAttrs::Layout(l) => {
+                    bind(l.rank_rule, s.axis);
+                    if let Some(r) = l.scalar_rule {
+                        bind(r, s.axis);
+                    }
+                }
+                TagAttrs::Scheme(a) => bind(a.storage_rule, s.axis),
+                _ => {}
+            }
+        }
+    }
+    for f in &spec.flag_sets {
+        bind(f.rule, f.axis);
+    }
+    for st in &spec.structures {
+        if let Framing::LengthPrefixed { rule, .. } = st.framing {
+            bind(rule, st.axis);
+        }
+        if let Some((_, r)) = st.depth_limit {
+            bind(r, st.axis);
+        }
+        for f in &st.fields {
+            for c in &f.checks {
+                bind(c.rule, st.axis);
+            }
+        }
+        for r in &st.rules {
+            bind(*r, st.axis);
+        }
+    }
+    for r in &spec.placement.rules {
+        bind(*r, spec.placement.axis);
+    }
+    out
+}
+
+/// The reader facts of `spec`; the span of each rule goes into `spans` (`key::rule`).
+pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
+    let mut c = Collect {
+        spec,
+        facts: Vec::new(),
+    };
+    let parent = spec.scheme_parent_axis();
+    let axes = rule_axes(spec);
+    for (i, r) in spec.rules.iter().enumerate() {
+        spans.insert(key::rule(&r.id), r.span);
+        let axis = axes.get(&RuleId(i as u32)).copied().unwrap_or(parent);
+        let item = rule_item(&r.id);
+        c.push(
+            item.clone(),
+            "action",
+            axis,
+            FactKind::Action,
+            r.action.word().to_string(),
+        );
+        c.push(
+            item.clone(),
+            "actor",
+            axis,
+            FactKind::Shape,
+            r.actor.word().to_string(),
+        );
+        c.push(item.clone(), "code", axis, FactKind::Label, r.code.clone());
+        c.push(
+            item,
+            "enforced_by",
+            axis,
+            FactKind::Label,
+            r.enforced_by.word().to_string(),
+        );
+    }
+    for (role, space) in Role::values().iter().map(|r| (*r, spec.roles.space(*r))) {
+        let s = spec.space(space);
+        c.push(
+            "roles".to_string(),
+            role.word(),
+            s.axis,
+            FactKind::Shape,
+            s.name.clone(),
+        );
+    }
+    for (i, a) in spec.axes.iter().enumerate() {
+        let id = AxisId(i as u32);
+        let item = format!("axis {}", a.name);
+        if let Some(m) = &a.major {
+            c.push(item.clone(), "major", id, FactKind::Shape, m.text.clone());
+        }
+        c.push(
+            item.clone(),
+            "minor",
+            id,
+            FactKind::Shape,
+            a.minor.text.clone(),
+        );
+        if let Some((high, low)) = a.reject {
+            c.rule(item.clone(), "reject.major_too_high", id, high);
+            c.rule(item, "reject.major_too_low", id, low);
+        }
+    }
+    for s in &spec.spaces {
+        let item = format!("space {}", s.name);
+        let axis = spec.axis(s.axis).name.clone();
+        c.push(item.clone(), "axis", s.axis, FactKind::Shape, axis);
+        c.push(
+            item.clone(),
+            "width",
+            s.axis,
+            FactKind::Shape,
+            width(s.width),
+        );
+        c.rule(item.clone(), "reject.invalid", s.axis, s.reject.invalid);
+        c.rule(item.clone(), "reject.unknown", s.axis, s.reject.unknown);
+        c.rule(item.clone(), "reject.private", s.axis, s.reject.private);
+        for r in &s.ranges {
+            if let Some(rule) = r.scalar_rule {
+                let k = format!("range {}..{} scalar_rule", r.from, r.to);
+                c.rule(item.clone(), &k, s.axis, rule);
+            }
+            if !r.memory_classes.is_empty() {
+                let k = format!("range {}..{} memory_classes", r.from, r.to);
+                c.push(
+                    item.clone(),
+                    &k,
+                    s.axis,
+                    FactKind::Shape,
+                    r.memory_classes.join(","),
+                );
+            }
+        }
+        for t in &s.tags {
+            match &t.attrs {
+                TagAttrs::Layout(l) => {
+                    let k = format!("tag {} rank_rule", t.value);
+                    c.rule(item.clone(), &k, s.axis, l.rank_rule);
+                    if let Some(r) = l.scalar_rule {
+                        let k = format!("tag {} scalar_rule", t.value);
+                        c.rule(item.clone(), &k, s.axis, r);
+                    }
+                }
+                TagAttrs::Scheme(a) => {
+                    let k = format!("tag {} storage_rule", t.value);
+                    c.rule(item.clone(), &k, s.axis, a.storage_rule);
+                }
+                _ => {}
+            }
+        }
+    }
+    for f in &spec.flag_sets {
+        let item = format!("flags {}", f.name);
+        let axis = spec.axis(f.axis).name.clone();
+        c.push(item.clone(), "axis", f.axis, FactKind::Shape, axis);
+        c.push(
+            item.clone(),
+            "width",
+            f.axis,
+            FactKind::Shape,
+            width(f.width),
+        );
+        let unknown = f.unknown_bits.word().to_string();
+        c.push(
+            item.clone(),
+            "unknown_bits",
+            f.axis,
+            FactKind::Shape,
+            unknown,
+        );
+        c.rule(item, "rule", f.axis, f.rule);
+    }
+    for st in &spec.structures {
+        let item = format!("structure {}", st.name);
+        let axis = spec.axis(st.axis).name.clone();
+        c.push(item.clone(), "axis", st.axis, FactKind::Shape, axis);
+        for f in &st.fields {
+            if let Some(rule) = f.rule {
+                c.rule(
+                    item.clone(),
+                    &format!("field {} rule", f.name),
+                    st.axis,
+                    rule,
+                );
+            }
+        }
+        if let Framing::LengthPrefixed { rule, .. } = st.framing {
+            c.rule(item.clone(), "framing.rule", st.axis, rule);
+        }
+        if let Some((levels, rule)) = st.depth_limit {
+            let levels = levels.to_string();
+            c.push(
+                item.clone(),
+                "depth_limit.levels",
+                st.axis,
+                FactKind::Limit,
+                levels,
+            );
+            c.rule(item.clone(), "depth_limit.rule", st.axis, rule);
+        }
+        for (name, path) in &st.bindings {
+            let k = format!("binds {name}");
+            c.push(
+                item.clone(),
+                &k,
+                st.axis,
+                FactKind::Shape,
+                path.text.clone(),
+            );
+        }
+        for r in &st.rules {
+            let k = format!("enforces {}", spec.rule(*r).id);
+            c.rule(item.clone(), &k, st.axis, *r);
+        }
+    }
+    let p = &spec.placement;
+    let trailer = p.trailer.word().to_string();
+    let padding = p.padding.word().to_string();
+    c.push(
+        "placement".to_string(),
+        "trailer",
+        p.axis,
+        FactKind::Shape,
+        trailer,
+    );
+    c.push(
+        "placement".to_string(),
+        "padding",
+        p.axis,
+        FactKind::Shape,
+        padding,
+    );
+    for r in &p.rules {
+        let k = format!("enforces {}", spec.rule(*r).id);
+        c.rule("placement".to_string(), &k, p.axis, *r);
+    }
+    SReaders { fact: c.facts }
+}
+
+/// Whether an action rejects anything in some reader mode.
+pub fn rejects(action: &str) -> bool {
+    !matches!(
+        Action::from_word(action),
+        Some(Action::Warn | Action::Obligation)
+    )
+}
+
+/// The class of a change of one fact from `old` to `new`, with the reason in the seed's
+/// words. `action_of(old, new)` gives the action of rule `old` in the base record and of rule
+/// `new` in the current spec (for [`FactKind::Rule`]).
+///
+/// - A rule's action: between two actions that reject nothing (`warn`, `obligation`) the
+///   same encodings are accepted, PATCH. Any other change either forbids an encoding that
+///   was valid (versioning.txt: MAJOR) or lets an encoding that older readers reject become
+///   valid, which breaks CD2 and permissive parsing within the major: MAJOR.
+/// - A rule reference: the same action reports another code, PATCH; another action is
+///   judged like an action change.
+/// - A limit: lowered forbids what was valid, raised accepts what older readers reject
+///   (CD2): MAJOR either way.
+/// - A shape fact: MAJOR. A label: PATCH.
+pub fn classify_fact(
+    kind: FactKind,
+    old: &str,
+    new: &str,
+    action_of: impl Fn(&str, &str) -> (Option<String>, Option<String>),
+) -> (super::classify::Class, String) {
+    use super::classify::Class;
+    let action_change = |a: &str, b: &str| {
+        if rejects(a) || rejects(b) {
+            (
+                Class::Major,
+                format!(
+                    "`{a}` → `{b}` changes which encodings readers accept: forbidding a valid encoding is MAJOR, and one older readers reject becoming valid breaks CD2"
+                ),
+            )
+        } else {
+            (
+                Class::Patch,
+                format!("`{a}` → `{b}`: neither rejects anything"),
+            )
+        }
+    };
+    match kind {
+        FactKind::Action => action_change(old, new),
+        FactKind::Rule => {
+            let (base_action, cur_action) = action_of(old, new);
+            match (base_action, cur_action) {
+                (Some(a), Some(b)) if a == b => (
+                    Class::Patch,
+                    format!("now reports {new} instead of {old}, with the same action `{a}`"),
+                ),
+                (Some(a), Some(b)) => {
+                    let (class, why) = action_change(&a, &b);
+                    (class, format!("now reports {new} instead of {old}: {why}"))
+                }
+                _ => (
+                    Class::Major,
+                    format!(
+                        "now reports {new} instead of {old}, a rule whose action is unknown to one side"
+                    ),
+                ),
+            }
+        }
+        FactKind::Limit => (
+            Class::Major,
+            format!(
+                "{old} → {new}: a lower limit forbids valid encodings, a higher one accepts what older readers reject (CD2)"
+            ),
+        ),
+        FactKind::Shape => (
+            Class::Major,
+            format!("`{old}` → `{new}` changes how readers parse"),
+        ),
+        FactKind::Label => (
+            Class::Patch,
+            format!("`{old}` → `{new}`: the same encodings are accepted"),
+        ),
+    }
+}
+
+/// The span of an item of the current spec, looked up by its item word.
+pub fn item_span(spans: &SpanIndex, item: &str) -> Option<Span> {
+    let (kind, name) = item.split_once(' ').unwrap_or((item, ""));
+    let k = match kind {
+        "rule" => key::rule(name),
+        "axis" => key::axis(name),
+        "space" => key::space(name),
+        "flags" => key::flags(name),
+        "structure" => key::structure(name),
+        _ => return None,
+    };
+    spans.get(&k).copied()
+}
