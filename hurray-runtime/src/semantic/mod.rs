@@ -14,8 +14,10 @@ use crate::generated::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementKind, ElementType, Layout,
     LayoutClass, MemoryClass, Scheme, SchemeParameter, SyncMode,
 };
-use crate::structures::{BufferHandleView, DescriptorView, LayoutVariantView, SchemeVariantView};
-use crate::wire::{FixedSeq, TagClass, TagSpace};
+use crate::structures::{
+    BufferHandleView, DescriptorView, FixedHeaderView, LayoutVariantView, SchemeVariantView,
+};
+use crate::wire::{Array, FixedSeq, TagClass, TagSpace};
 use elements::{DYNAMIC, ElementSize, element_count};
 
 /// The layout of a descriptor as the semantic layer sees it.
@@ -37,12 +39,49 @@ pub struct Param {
     pub at: u64,
 }
 
+/// The dimension sizes, copied once from the descriptor onto the stack (a reader accepts at
+/// most `MAX_RANK` dimensions, SHP-1): no allocation. Reads as a slice.
+#[derive(Clone, Copy)]
+pub struct Dims {
+    len: usize,
+    dims: [u64; FixedHeaderView::MAX_RANK as usize],
+}
+
+impl Dims {
+    /// The dimensions of `shape` (a parsed descriptor has at most `MAX_RANK`).
+    #[inline]
+    pub fn new(shape: Array<'_, u64>) -> Dims {
+        let mut d = Dims {
+            len: 0,
+            dims: [0; FixedHeaderView::MAX_RANK as usize],
+        };
+        for (slot, x) in d.dims.iter_mut().zip(shape.iter()) {
+            *slot = x;
+            d.len += 1;
+        }
+        d
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.dims[..self.len]
+    }
+}
+
+impl std::fmt::Debug for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// What the checks need to know about a descriptor, computed once.
 #[derive(Debug)]
 pub struct Facts<'v, 'a> {
     pub v: &'v DescriptorView<'a>,
     pub rank: u64,
-    pub shape: Vec<u64>,
+    pub shape: Dims,
     /// Element count; `None` when a dimension is dynamic (SHP-3, RES-36).
     pub count: Option<u128>,
     /// How elements occupy bytes; `None` for a type this reader cannot size.
@@ -57,9 +96,10 @@ pub struct Facts<'v, 'a> {
 }
 
 impl<'v, 'a> Facts<'v, 'a> {
+    #[inline]
     pub fn new(v: &'v DescriptorView<'a>) -> Facts<'v, 'a> {
         let h = v.fixed_header();
-        let shape: Vec<u64> = v.shape().iter().collect();
+        let shape = Dims::new(v.shape());
         let type_tag = h.type_tag().raw();
         let elem = match ElementType::classify(type_tag) {
             TagClass::Known(t) => Some(ElementSize::of(t)),
