@@ -98,19 +98,17 @@ macro_rules! observe {
     ($rt:ident, $bytes:expr, $file:expr, $config:expr, $field:expr) => {{
         let config: &$rt::ReaderConfig = $config;
         let decoded: Result<($rt::Value, bool, Vec<String>), $rt::Error> = if $file {
-            $rt::file::read($bytes, config).map(|f| {
-                let deref = f.tensors.iter().all(|t| t.descriptor.dereferenceable);
-                let mut warnings: Vec<String> =
-                    f.warnings.iter().map(|w| w.rule.id().to_string()).collect();
-                for t in &f.tensors {
-                    warnings.extend(
-                        t.descriptor
-                            .warnings
-                            .iter()
-                            .map(|w| w.rule.id().to_string()),
-                    );
+            $rt::file::read($bytes, config).and_then(|f| {
+                let deref = f.tensors().all(|t| t.is_ok_and(|t| t.dereferenceable()));
+                let mut warnings: Vec<String> = f
+                    .warnings()
+                    .iter()
+                    .map(|w| w.rule.id().to_string())
+                    .collect();
+                for t in f.tensors() {
+                    warnings.extend(t?.warnings().iter().map(|w| w.rule.id().to_string()));
                 }
-                ($rt::contract::file_value(&f), deref, warnings)
+                Ok(($rt::contract::file_value(&f)?, deref, warnings))
             })
         } else {
             $rt::descriptor::read($bytes, config).map(|c| {

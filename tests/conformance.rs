@@ -129,16 +129,16 @@ fn the_file_decodes_to_its_manifest_entry() {
     );
     let f = file::read(&bytes, &ReaderConfig::new()).expect("basic.hrry reads");
     let want = fe["tensors"].as_array().unwrap();
-    assert_eq!(f.tensors.len(), want.len());
-    for (t, w) in f.tensors.iter().zip(want) {
-        assert_eq!(t.name, w["name"].as_str().unwrap());
-        let h = t.descriptor.view.fixed_header();
+    assert_eq!(f.len(), want.len());
+    for (t, w) in f.tensors().map(Result::unwrap).zip(want) {
+        assert_eq!(t.name(), w["name"].as_str().unwrap());
+        let h = t.descriptor().view.fixed_header();
         assert_eq!(h.type_tag().name(), w["element_type"].as_str());
         assert_eq!(
             u64::from(h.type_tag().raw()),
             w["element_type_tag"].as_u64().unwrap()
         );
-        let shape: Vec<u64> = t.descriptor.view.shape().iter().collect();
+        let shape: Vec<u64> = t.descriptor().view.shape().iter().collect();
         assert_eq!(
             shape,
             w["shape"]
@@ -148,15 +148,15 @@ fn the_file_decodes_to_its_manifest_entry() {
                 .map(|v| v.as_u64().unwrap())
                 .collect::<Vec<_>>()
         );
-        assert_eq!(t.entry.data_length(), w["data_bytes"].as_u64().unwrap());
+        assert_eq!(t.data_length(), w["data_bytes"].as_u64().unwrap());
     }
-    let kv: Vec<_> =
-        f.kv.as_ref()
-            .expect("a KV section")
-            .entries()
-            .iter()
-            .map(|e| contract::kv_entry_value(&e.owned()))
-            .collect();
+    let kv: Vec<_> = f
+        .kv()
+        .expect("a KV section")
+        .entries()
+        .iter()
+        .map(|e| contract::kv_entry_value(&e.owned()))
+        .collect();
     for (got, w) in kv.iter().zip(fe["kv"].as_array().unwrap()) {
         assert_eq!(
             got.get("key"),
@@ -181,24 +181,24 @@ fn the_file_decodes_to_its_manifest_entry() {
         }
     }
     // RES-4: the flag is clear while a KV section is present: read, with a warning.
-    assert!(f.warnings.iter().any(|w| w.rule.id() == "F34"));
+    assert!(f.warnings().iter().any(|w| w.rule.id() == "F34"));
 }
 
 #[test]
 fn the_file_reencodes_byte_for_byte_through_the_writer() {
     let bytes = read(&shared().join("conformance/files/basic.hrry"));
     let f = file::read(&bytes, &ReaderConfig::new()).unwrap();
-    let mut w = FileWriter::with_header(Vec::new(), f.header.owned()).unwrap();
+    let mut w = FileWriter::with_header(Vec::new(), f.header().owned()).unwrap();
     for i in f.write_order() {
-        let t = &f.tensors[i];
-        let bufs: Vec<&[u8]> = t.buffers.iter().map(|(_, b)| *b).collect();
-        w.add_tensor(t.name, t.descriptor.view.bytes(), &bufs)
+        let t = f.tensor_at(i).unwrap();
+        let bufs: Vec<&[u8]> = t.buffers().iter().map(|(_, b)| *b).collect();
+        w.add_tensor(t.name(), t.descriptor().view.bytes(), &bufs)
             .unwrap();
     }
-    let kv: Vec<KvEntry> =
-        f.kv.as_ref()
-            .map(|k| k.entries().iter().map(|e| e.owned()).collect())
-            .unwrap_or_default();
+    let kv: Vec<KvEntry> = f
+        .kv()
+        .map(|k| k.entries().iter().map(|e| e.owned()).collect())
+        .unwrap_or_default();
     let out = w.finish(&kv).unwrap();
     assert_eq!(out.len(), bytes.len());
     assert!(out == bytes, "basic.hrry does not re-encode byte for byte");
@@ -209,9 +209,9 @@ fn the_file_decodes_through_a_memory_map() {
     let path = shared().join("conformance/files/basic.hrry");
     let m = file::MappedFile::open(&path).unwrap();
     let f = m.read(&ReaderConfig::new()).unwrap();
-    assert_eq!(f.tensors.len(), 2);
+    assert_eq!(f.len(), 2);
     assert_eq!(
-        f.tensor("bias").map(|t| t.data),
+        f.tensor("bias").unwrap().map(|t| t.data()),
         Some(&m.bytes()[8192..8195])
     );
 }

@@ -82,9 +82,9 @@ fn f37_a_buffer_aligned_beyond_the_files_alignment_is_a_warning() {
     );
     let f = access::read_file(&bytes, &ReaderConfig::new()).expect("only a warning");
     assert!(
-        f.warnings.iter().any(|w| w.rule == Rule::F37),
+        f.warnings().iter().any(|w| w.rule == Rule::F37),
         "{:?}",
-        f.warnings
+        f.warnings()
     );
 }
 

@@ -74,9 +74,9 @@ fn build_base(row: &toml::Table, lib: &Library, what: &str, checked: bool) -> Ba
             let f = access::read_file(&bytes, &config)
                 .unwrap_or_else(|e| panic!("{what}: a base file does not read back: {e:?}"));
             assert!(
-                f.warnings.is_empty(),
+                f.warnings().is_empty(),
                 "{what}: base warnings: {:?}",
-                f.warnings
+                f.warnings()
             );
         }
         bytes
@@ -135,6 +135,10 @@ struct Vector {
     offset: u64,
     config: Agreements,
     description: String,
+    /// The fields patched in place.
+    patched: Vec<Patched>,
+    /// The error line `hurray decode` prints for the vector (`error[<code>]: … (at byte n)`).
+    message: String,
 }
 
 /// Where a path of the row is resolved: `base:<path>` in the unbroken base, otherwise in
@@ -167,20 +171,34 @@ fn resolve(bytes: &[u8], base: &Base, path: &str, what: &str) -> paths::Slot {
 }
 
 /// A value form that computes a number from the vector: `{ offset_of = "<path>" }`
-/// (optionally `align = n`, rounded up).
+/// (optionally `add = n`, then `align = n`, rounded up).
 fn computed(v: &T, pre: &[u8], base: &Base, what: &str) -> Option<u64> {
     let t = v.as_table()?;
     let path = t.get("offset_of")?;
     let at = locate(tables::string(path, what), pre, base, None, what);
+    let at = match t.get("add") {
+        Some(n) => at + tables::uint(n, what),
+        None => at,
+    };
     Some(match t.get("align") {
         Some(a) => build::align_up(at, tables::uint(a, what)),
         None => at,
     })
 }
 
+/// A patched field: its spec path, where it lies, and its bytes before and after.
+#[derive(Debug)]
+struct Patched {
+    path: String,
+    offset: u64,
+    was: Vec<u8>,
+    now: Vec<u8>,
+}
+
 /// Apply byte patches (`patch = { "<path>" = value, … }`), each resolved in `pre`.
-fn patch(pre: &[u8], patches: &toml::Table, base: &Base, what: &str) -> Vec<u8> {
+fn patch(pre: &[u8], patches: &toml::Table, base: &Base, what: &str) -> (Vec<u8>, Vec<Patched>) {
     let mut out = pre.to_vec();
+    let mut patched = Vec::new();
     let mut written = vec![false; out.len()];
     for (path, v) in patches {
         let slot = resolve(pre, base, path, what);
@@ -203,8 +221,14 @@ fn patch(pre: &[u8], patches: &toml::Table, base: &Base, what: &str) -> Vec<u8> 
             );
             out[at + i] = *b;
         }
+        patched.push(Patched {
+            path: path.clone(),
+            offset: slot.at,
+            was: pre[at..at + bytes.len()].to_vec(),
+            now: bytes,
+        });
     }
-    out
+    (out, patched)
 }
 
 /// Recompute the trailer's index CRC-32C after a byte the CRC covers was patched.
@@ -416,14 +440,20 @@ fn vector(row: &toml::Table, lib: &Library, what: &str) -> Vector {
         pre = edited;
     }
     let patches = k.get("patch").map(|p| tables::table(p, what));
-    let mut bytes = match patches {
+    let (mut bytes, patched) = match patches {
         Some(p) => patch(&pre, p, &base, what),
-        None => pre.clone(),
+        None => (pre.clone(), Vec::new()),
     };
     if k.get("fix_crc").and_then(T::as_bool) == Some(true) {
         fix_crc(&mut bytes, what);
     }
-    let truncation = k.get("truncate").map(|n| tables::uint(n, what));
+    if let Some(from) = k.get("zero_from") {
+        let from = computed(from, &pre, &base, what).unwrap_or_else(|| tables::uint(from, what));
+        bytes[from as usize..].fill(0);
+    }
+    let truncation = k
+        .get("truncate")
+        .map(|n| computed(n, &pre, &base, what).unwrap_or_else(|| tables::uint(n, what)));
     if let Some(n) = truncation {
         bytes.truncate(n as usize);
     }
@@ -442,6 +472,10 @@ fn vector(row: &toml::Table, lib: &Library, what: &str) -> Vector {
     let offset = locate(&at, &pre, &base, truncation, what);
     k.done();
     let ext = if base.is_file { "hrry" } else { "bin" };
+    let message = match access::outcome(base.is_file, &bytes, &reader(&config, false)) {
+        Ok(_) => "accepted".to_string(),
+        Err(e) => error_line(&e),
+    };
     Vector {
         file: format!("{}-{slug}.{ext}", rule.id()),
         bytes,
@@ -449,6 +483,8 @@ fn vector(row: &toml::Table, lib: &Library, what: &str) -> Vector {
         offset,
         config,
         description,
+        patched,
+        message,
     }
 }
 
@@ -544,6 +580,13 @@ fn manifest_of(vs: &[Vector]) -> String {
                 "offset": v.offset,
                 "config": config_json(&v.config),
                 "description": v.description,
+                "message": v.message,
+                "patched": v.patched.iter().map(|p| json!({
+                    "path": p.path,
+                    "offset": p.offset,
+                    "was": hex(&p.was),
+                    "now": hex(&p.now),
+                })).collect::<Vec<_>>(),
             }),
         );
     }
@@ -582,6 +625,16 @@ fn checked_in_manifest() -> BTreeMap<String, J> {
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
+}
+
+/// The first line `hurray decode` prints for a rejection (`the_cli_reports_code_and_offset`
+/// checks that it does).
+fn error_line(e: &hurray_runtime::Error) -> String {
+    format!("error[{}]: {e} (at byte {})", e.code(), e.offset())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn reader(a: &Agreements, permissive: bool) -> ReaderConfig {
@@ -629,6 +682,12 @@ fn every_vector_is_rejected_with_its_rule_code_and_offset() {
                 o.warnings.iter().map(|w| w.rule).collect::<Vec<_>>()
             )),
             Err(err) => {
+                if e["message"].as_str() != Some(error_line(&err).as_str()) {
+                    failures.push(format!(
+                        "{name}: the manifest's message is not `{}`",
+                        error_line(&err)
+                    ));
+                }
                 if (err.rule().id(), err.code(), err.offset())
                     != (want_rule, want_code, want_offset)
                 {
@@ -697,6 +756,8 @@ fn the_cli_reports_code_and_offset() {
             first.starts_with(&prefix) && first.ends_with(&suffix),
             "{name}: `{first}` should read `{prefix}… {suffix}`"
         );
+        // The line the manifest records, which `hurray-spec explain` shows.
+        assert_eq!(Some(first), e["message"].as_str(), "{name}");
         assert!(
             first.contains(&format!("rule {}", e["rule"].as_str().unwrap())),
             "{name}: `{first}` does not name its rule"

@@ -80,6 +80,9 @@ fn decode_all(bytes: &[u8]) -> usize {
         if let Ok(f) = file::read(bytes, &config) {
             let _ = hurray_runtime::contract::file_value(&f);
         }
+        if let Ok((tensors, f)) = hurray_runtime::sequential::read_all(bytes, &config) {
+            let _ = hurray_runtime::contract::sequential_file_value(&f, &tensors);
+        }
         // An error is a value with a code, a rule and an offset.
         if let Err(e) = file::read(bytes, &config) {
             assert!(

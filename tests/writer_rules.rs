@@ -81,7 +81,7 @@ fn w2_the_file_writer_refuses_a_file_newer_than_its_declared_container_version()
     assert_eq!(rule_of(e), "VER-6");
     let bytes = write(new::Version::new(1, 1)).unwrap();
     let f = new::file::read(&bytes, &new::ReaderConfig::new()).unwrap();
-    assert_eq!(f.kv.unwrap().entries()[0].value_tag().raw(), 0x08);
+    assert_eq!(f.kv().unwrap().entries()[0].value_tag().raw(), 0x08);
     // A 1.0 KV value in a 1.0 file is fine.
     let kv64 = vec![KvEntry::new(
         "k".into(),
@@ -169,7 +169,10 @@ fn w4_an_appended_field_is_written_whole_whenever_its_version_is_declared() {
     w.add_tensor("t", &plain, &[&[0u8; 16]]).unwrap();
     let file = w.finish(&[]).unwrap();
     let f = new::file::read(&file, &new::ReaderConfig::new()).unwrap();
-    assert_eq!(f.index.index_generation(), Field::Read(0));
+    assert_eq!(
+        f.index_section().unwrap().index_generation(),
+        Field::Read(0)
+    );
 }
 
 #[test]

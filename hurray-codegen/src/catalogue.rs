@@ -25,7 +25,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::lints;
-use crate::model::{Action, Actor, EnforcedBy, Spec};
+use crate::model::{Action, Actor, EnforcedBy, Rationale, Spec};
 
 /// Who a rule binds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -119,6 +119,8 @@ pub struct Entry {
     pub lints: Vec<String>,
     /// Why no software can enforce or observe it.
     pub unenforceable: Option<String>,
+    /// Why the rule exists, where a seed or facts sheet says (rules only).
+    pub rationale: Option<Rationale>,
     /// Resolutions that shaped a rule; for a resolution, the rules it governs.
     pub related: Vec<String>,
     /// The tests that break it and see it caught; `None` when no test data was read.
@@ -178,6 +180,7 @@ impl Catalogue {
                 enforced_by,
                 lints: lint_ids,
                 unenforceable: r.unenforceable.clone(),
+                rationale: r.rationale.clone(),
                 related: r
                     .resolutions
                     .iter()
@@ -215,6 +218,7 @@ impl Catalogue {
                 enforced_by,
                 lints: Vec::new(),
                 unenforceable: None,
+                rationale: None,
                 related,
                 tested_by: None,
                 untested: None,
@@ -422,7 +426,8 @@ impl Coverage {
                 c.rejects.entry(rule.to_string()).or_default().push(rel);
             }
         }
-        // Lint fixtures: each expected diagnostic names its lint.
+        // Lint fixtures: each expected diagnostic names its lint (notes included: a
+        // classification note is what its fixture shows).
         for group in ["model", "amendments"] {
             for dir in dir_entries(&root.join("tests/fixtures").join(group)) {
                 let name = dir.file_name().unwrap_or_default().to_string_lossy();
@@ -432,7 +437,7 @@ impl Coverage {
                 };
                 let mut seen = BTreeSet::new();
                 for line in expected.lines() {
-                    let lint = ["error[", "warning["]
+                    let lint = ["error[", "warning[", "note["]
                         .iter()
                         .find_map(|p| line.strip_prefix(p))
                         .and_then(|rest| rest.split(']').next());
@@ -618,6 +623,21 @@ impl Coverage {
         }
         out.extend(self.tested.get(&e.id).into_iter().flatten().cloned());
         out
+    }
+
+    /// The rejecting vectors named after a rule, as paths from the repository root.
+    pub fn vectors_of(&self, rule: &str) -> &[String] {
+        self.rejects.get(rule).map_or(&[], Vec::as_slice)
+    }
+
+    /// The lint fixtures whose expected output reports a lint, as paths from the root.
+    pub fn fixtures_of(&self, lint: &str) -> &[String] {
+        self.fixtures.get(lint).map_or(&[], Vec::as_slice)
+    }
+
+    /// The derive's compile-fail fixtures named after a rule, as paths from the root.
+    pub fn derive_fixtures_of(&self, rule: &str) -> &[String] {
+        self.derive.get(rule).map_or(&[], Vec::as_slice)
     }
 
     /// Why a rule cannot be broken under its own id, when another rule restates it.

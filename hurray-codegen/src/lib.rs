@@ -14,6 +14,7 @@ pub mod catalogue;
 pub mod compat;
 pub mod diag;
 pub mod emit;
+pub mod explain;
 pub mod layout;
 pub mod lints;
 pub mod load;

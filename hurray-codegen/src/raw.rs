@@ -347,6 +347,10 @@ pub struct Rule {
     pub lints: Vec<S<String>>,
     /// Why no software can enforce or observe the rule (with `enforced_by = "none"`).
     pub unenforceable: Option<S<String>>,
+    /// Why the rule exists, where a source states it (with `rationale_source`).
+    pub rationale: Option<S<String>>,
+    /// Where the rationale is stated (`adr-019 § Alternatives Considered`).
+    pub rationale_source: Option<S<String>>,
 }
 
 /// `resolutions.toml`.

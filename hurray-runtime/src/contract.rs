@@ -208,46 +208,116 @@ pub fn kv_entry_value(e: &KvEntry) -> Value {
     ])
 }
 
-/// A file in the contract shape.
-pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
-    let h = f.header;
-    let tensors = f
-        .tensors
+/// A file in the contract shape: every tensor (each checked on first access, so a file that
+/// [`FileView::verify_all`](crate::file::FileView::verify_all) accepted is shown whole), the KV
+/// section, the warnings, the index section's own fields and the composites.
+pub fn file_value(f: &crate::file::FileView<'_>) -> Result<Value, crate::Error> {
+    let mut tensors = Vec::with_capacity(f.len());
+    for t in f.tensors() {
+        let t = t?;
+        let checked = t.descriptor();
+        tensors.push(tensor_value(
+            t.name(),
+            [
+                t.descriptor_offset(),
+                u64::from(t.descriptor_length()),
+                t.data_offset(),
+                t.data_length(),
+            ],
+            &checked.view.owned(),
+            checked.dereferenceable,
+        ));
+    }
+    let composites = f.composites()?;
+    Ok(file_object(
+        &f.header(),
+        tensors,
+        f.kv(),
+        &f.warnings(),
+        &f.index_section()?,
+        composites,
+        &|i| f.name(i).to_string(),
+    ))
+}
+
+/// A file read by the sequential reader in the contract shape: the same shape as
+/// [`file_value`], tensors in index order.
+pub fn sequential_file_value(
+    file: &crate::sequential::SequentialFile,
+    tensors: &[crate::sequential::SequentialTensor],
+) -> Result<Value, crate::Error> {
+    let mut by_index: Vec<(usize, Value)> = tensors
         .iter()
         .map(|t| {
-            let mut d = descriptor_value(&t.descriptor.view.owned());
-            if !t.descriptor.dereferenceable
-                && let Value::Object(fs) = &mut d
-            {
-                fs.push(("dereferenceable".into(), Value::Bool(false)));
-            }
-            Value::Object(vec![
-                ("name".into(), Value::Str(t.name.to_string())),
-                (
-                    "descriptor_offset".into(),
-                    Value::UInt(t.entry.descriptor_offset()),
-                ),
-                (
-                    "descriptor_length".into(),
-                    Value::UInt(u64::from(t.entry.descriptor_length())),
-                ),
-                ("data_offset".into(), Value::UInt(t.entry.data_offset())),
-                ("data_length".into(), Value::UInt(t.entry.data_length())),
-                ("descriptor".into(), d),
-            ])
+            let p = t.position();
+            let v = tensor_value(
+                file.name(p),
+                [
+                    t.descriptor_offset(),
+                    u64::from(t.descriptor_length()),
+                    t.data_offset(),
+                    t.data_length(),
+                ],
+                t.descriptor(),
+                t.dereferenceable(),
+            );
+            (file.index_position(p), v)
         })
         .collect();
-    let kv =
-        f.kv.as_ref()
-            .map(|k| {
-                k.entries()
-                    .iter()
-                    .map(|e| kv_entry_value(&e.owned()))
-                    .collect()
-            })
-            .unwrap_or_default();
-    let warnings = f
-        .warnings
+    by_index.sort_by_key(|(i, _)| *i);
+    let mut warnings = file.warnings().to_vec();
+    let mut in_index: Vec<&crate::sequential::SequentialTensor> = tensors.iter().collect();
+    in_index.sort_by_key(|t| file.index_position(t.position()));
+    for t in in_index {
+        warnings.extend(t.warnings().iter().cloned());
+    }
+    Ok(file_object(
+        &file.header(),
+        by_index.into_iter().map(|(_, v)| v).collect(),
+        file.kv()?.as_ref(),
+        &warnings,
+        &file.index_section()?,
+        file.composites(),
+        &|p| file.name(p).to_string(),
+    ))
+}
+
+/// One tensor of a file: its name, its index entry's numbers (descriptor offset and length,
+/// data offset and length) and its descriptor.
+fn tensor_value(name: &str, entry: [u64; 4], d: &Descriptor, dereferenceable: bool) -> Value {
+    let mut d = descriptor_value(d);
+    if !dereferenceable && let Value::Object(fs) = &mut d {
+        fs.push(("dereferenceable".into(), Value::Bool(false)));
+    }
+    Value::Object(vec![
+        ("name".into(), Value::Str(name.to_string())),
+        ("descriptor_offset".into(), Value::UInt(entry[0])),
+        ("descriptor_length".into(), Value::UInt(entry[1])),
+        ("data_offset".into(), Value::UInt(entry[2])),
+        ("data_length".into(), Value::UInt(entry[3])),
+        ("descriptor".into(), d),
+    ])
+}
+
+/// The file object around its tensors; `name` names a composite's tensor numbers.
+fn file_object(
+    h: &crate::structures::FileHeaderView<'_>,
+    tensors: Vec<Value>,
+    kv: Option<&crate::structures::KvSectionView<'_>>,
+    warnings: &[crate::Warning],
+    index: &crate::structures::IndexSectionView<'_>,
+    composites: &[crate::file::Composite],
+    name: &dyn Fn(usize) -> String,
+) -> Value {
+    let kv = kv
+        .map(|k| {
+            k.entries()
+                .iter()
+                .map(|e| kv_entry_value(&e.owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let warnings = warnings
         .iter()
         .map(|w| {
             Value::Object(vec![
@@ -290,31 +360,24 @@ pub fn file_value(f: &crate::file::FileView<'_>) -> Value {
     ];
     // Fields of the index section beyond its entries (appended by a later container version,
     // defaulted, or skipped), when there are any.
-    let index: Vec<(String, Value)> = fields(f.index.owned().to_value())
+    let mut owned = index.owned();
+    owned.entries.clear();
+    let index: Vec<(String, Value)> = fields(owned.to_value())
         .into_iter()
         .filter(|(k, _)| k != "entries")
         .collect();
     if !index.is_empty() {
         out.push(("index".into(), Value::Object(index)));
     }
-    if !f.composites.is_empty() {
-        let comps = f
-            .composites
+    if !composites.is_empty() {
+        let comps = composites
             .iter()
             .map(|c| {
                 Value::Object(vec![
-                    (
-                        "head".into(),
-                        Value::Str(f.tensors[c.head].name.to_string()),
-                    ),
+                    ("head".into(), Value::Str(name(c.head))),
                     (
                         "members".into(),
-                        Value::Array(
-                            c.members
-                                .iter()
-                                .map(|m| Value::Str(f.tensors[*m].name.to_string()))
-                                .collect(),
-                        ),
+                        Value::Array(c.members.iter().map(|m| Value::Str(name(*m))).collect()),
                     ),
                     ("complete".into(), Value::Bool(c.complete)),
                 ])

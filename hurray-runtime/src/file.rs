@@ -1,318 +1,606 @@
-//! Reading a file container (`HRRYFILE`) over a byte slice or a memory map: header, trailer,
-//! CRC-32C, index, KV section, every descriptor and its data slices, the placement
-//! arithmetic of the tensor region, and composite membership. The random-access protocol of
-//! container.md §11.1, with every rejection rule of §12 and the resolutions RES-3, RES-4,
-//! RES-5, RES-13, RES-14.
+//! Reading a file container (`HRRYFILE`) over a byte slice or a memory map, lazily and
+//! strictly: the random-access protocol of container.md §11.1 with every rejection rule of §12
+//! and the resolutions RES-3, RES-4, RES-5, RES-13, RES-14.
+//!
+//! Checking is split in three stages, so that opening costs nothing proportional to the data
+//! and every byte is still checked before anything built on it is handed out:
+//!
+//! | Stage | Checks | Rules |
+//! |-------|--------|-------|
+//! | [`open`] | header; trailer; index bounds and CRC-32C; every index entry; the KV section; where the sections start; name order and uniqueness; each descriptor's bounds and alignment | F1–F7, F16–F19, F24–F29, F33–F36, F38 (a truncated or torn file), LEN-1, LEN-3, VER-1/2, F27, F30 (per entry) |
+//! | first access to a tensor ([`FileView::tensor`], [`FileView::tensor_at`], [`FileView::tensors`]) | its descriptor and every descriptor rule; its index entry against it; its data placement; the padding inside it; the data rules on its buffers | F11, F14 (every descriptor rule), F27 and F31 (its data), F32 (inside the tensor), F37, the data rules |
+//! | [`FileView::verify_all`] (what `hurray decode` runs) | every tensor as above; the first descriptor's place; overlaps; every padding byte of the file; composite membership | F12, F13, F30 (first descriptor, overlaps), F32, CV-1…CV-7, CH-12 |
+//!
+//! [`read`] is [`open`] followed by [`FileView::verify_all`]: the whole verdict at once. A
+//! [`Tensor`] is a handle that only [`FileView`] makes, and only after its checks passed: an
+//! unchecked tensor cannot be reached. Per tensor the view keeps 40 bytes (offsets, lengths, the
+//! place of its name, its check state); names are found by hash over the borrowed index bytes.
+
+mod composite;
+mod placement;
+pub(crate) mod truncation;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 
 use crate::consts;
 use crate::ctx::{Ctx, ReaderConfig, Warning};
 use crate::descriptor::{self, Checked};
 use crate::error::Error;
-use crate::generated::flags::{DescriptorFlags, FileFlags};
+use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
-use crate::generated::tags::{CompositionRule, ElementType, Layout, MemberRole};
 use crate::structures::{
-    FileHeaderView, IndexEntryView, IndexSectionView, KvSectionView, LayoutVariantView, TrailerView,
+    DescriptorView, FileHeaderView, IndexEntryView, IndexSectionView, KvSectionView, TrailerView,
 };
-use crate::wire::{TagClass, TagSpace};
+use crate::wire::Reader;
 
-/// The trailer's size: the last bytes of every file.
-pub const TRAILER_SIZE: u64 = TrailerView::SIZE as u64;
-/// The file header's size.
-pub const HEADER_SIZE: u64 = FileHeaderView::SIZE as u64;
+pub use composite::Composite;
+pub(crate) use composite::Tracker;
+pub use placement::{HEADER_SIZE, TRAILER_SIZE, buffer_spans};
+pub(crate) use placement::{padding, starts_descriptor, too_short};
 
-/// One tensor of a file.
+/// Padding is read, and pages of a mapped file released, this many bytes at a time.
+const CHUNK: u64 = 8 << 20;
+
+/// A tensor's check state: not yet checked; checked with nothing to remark; checked with
+/// warnings or not dereferenceable (kept in [`FileView`]'s remarks).
+const UNCHECKED: u8 = 0;
+const CLEAN: u8 = 1;
+const REMARKED: u8 = 2;
+
+/// What the view keeps per tensor: the index entry's numbers and where its name is.
 #[derive(Debug)]
-pub struct Tensor<'a> {
-    pub name: &'a str,
-    pub entry: IndexEntryView<'a>,
-    pub descriptor: Checked<'a>,
-    /// The tensor's data region (`data_offset`, `data_length`): every buffer and the padding
-    /// between them.
-    pub data: &'a [u8],
-    /// Each buffer: its absolute offset and its bytes.
-    pub buffers: Vec<(u64, &'a [u8])>,
+pub(crate) struct Record {
+    /// Absolute offset of the index entry.
+    pub(crate) entry_at: u64,
+    pub(crate) descriptor_offset: u64,
+    pub(crate) data_offset: u64,
+    pub(crate) data_length: u64,
+    pub(crate) descriptor_length: u32,
+    pub(crate) name_length: u16,
+    state: AtomicU8,
 }
 
-/// A composite found in the tensor region: the head's tensor index and its members'.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Composite {
-    pub head: usize,
-    pub members: Vec<usize>,
-    /// False for a torn composite accepted in permissive mode (F12): never present it as complete.
-    pub complete: bool,
-}
-
-/// A checked file.
-#[derive(Debug)]
-pub struct FileView<'a> {
-    pub bytes: &'a [u8],
-    pub header: FileHeaderView<'a>,
-    pub trailer: TrailerView<'a>,
-    pub index: IndexSectionView<'a>,
-    pub kv: Option<KvSectionView<'a>>,
-    /// Tensors in index order.
-    pub tensors: Vec<Tensor<'a>>,
-    /// Composites, by head, in write order.
-    pub composites: Vec<Composite>,
-    pub warnings: Vec<Warning>,
-}
-
-impl<'a> FileView<'a> {
-    /// The tensor named `name` (binary search when the index is sorted).
-    pub fn tensor(&self, name: &str) -> Option<&Tensor<'a>> {
-        if self.header.file_flags().has(FileFlags::SORTED_INDEX) {
-            self.tensors
-                .binary_search_by(|t| t.name.as_bytes().cmp(name.as_bytes()))
-                .ok()
-                .map(|i| &self.tensors[i])
-        } else {
-            self.tensors.iter().find(|t| t.name == name)
+impl Record {
+    pub(crate) fn new(e: &IndexEntryView<'_>) -> Record {
+        Record {
+            entry_at: e.offset(),
+            descriptor_offset: e.descriptor_offset(),
+            data_offset: e.data_offset(),
+            data_length: e.data_length(),
+            descriptor_length: e.descriptor_length(),
+            name_length: e.name_length(),
+            state: AtomicU8::new(UNCHECKED),
         }
     }
 
-    /// Tensors in write order (ascending descriptor offset).
-    pub fn write_order(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.tensors.len()).collect();
-        order.sort_by_key(|i| self.tensors[*i].entry.descriptor_offset());
-        order
+    /// Absolute offset of the name.
+    pub(crate) fn name_at(&self) -> u64 {
+        self.entry_at + IndexEntryView::OFFSET_NAME as u64
+    }
+
+    /// Where the tensor's parts end: its data region's end, or its descriptor's for a tensor
+    /// without buffers (RES-13). Valid once the tensor is checked.
+    fn end(&self) -> u64 {
+        (self.descriptor_offset + u64::from(self.descriptor_length))
+            .max(self.data_offset + self.data_length)
     }
 }
 
-fn align_up(x: u64, a: u64) -> Option<u64> {
-    if a == 0 {
-        return Some(x);
-    }
-    x.checked_add(a - 1).map(|y| y / a * a)
-}
-
-/// A memory-mapped file, read through [`read`].
+/// Findings of a tensor's checks that the tensor handle reports.
 #[derive(Debug)]
-pub struct MappedFile {
-    map: memmap2::Mmap,
+struct Remark {
+    index: u32,
+    warnings: Vec<Warning>,
+    dereferenceable: bool,
 }
 
-impl MappedFile {
-    /// Map `path` read-only.
-    pub fn open(path: &Path) -> std::io::Result<MappedFile> {
-        let file = std::fs::File::open(path)?;
-        // SAFETY: the map is read-only and private to this process. The caller must not
-        // truncate or rewrite the file while the map lives (the usual memory-map contract);
-        // every read through it is bounds-checked against the length taken at map time.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(MappedFile { map })
-    }
+/// Composite membership with the warnings its checks raised.
+#[derive(Debug)]
+struct CompositeScan {
+    composites: Vec<Composite>,
+    warnings: Vec<Warning>,
+}
 
-    pub fn bytes(&self) -> &[u8] {
-        &self.map
-    }
+/// An opened file: the header, the trailer, the KV section, one compact record per tensor,
+/// and lookup by name. Tensors are checked on first access; see the module documentation.
+pub struct FileView<'a> {
+    bytes: &'a [u8],
+    config: ReaderConfig,
+    header: FileHeaderView<'a>,
+    trailer: TrailerView<'a>,
+    kv: Option<KvSectionView<'a>>,
+    region_end: u64,
+    records: Box<[Record]>,
+    hasher: foldhash::fast::RandomState,
+    names: OnceLock<HashTable<u32>>,
+    warnings: Vec<Warning>,
+    remarks: Mutex<Vec<Remark>>,
+    composites: OnceLock<Result<CompositeScan, Error>>,
+    pages: Option<&'a memmap2::Mmap>,
+}
 
-    /// Read and check the mapped file.
-    pub fn read(&self, config: &ReaderConfig) -> Result<FileView<'_>, Error> {
-        read(&self.map, config)
+impl std::fmt::Debug for FileView<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileView")
+            .field("len", &self.bytes.len())
+            .field("region_end", &self.region_end)
+            .field("tensors", &self.records.len())
+            .finish_non_exhaustive()
     }
 }
 
-/// Read and check a whole file held in memory.
-pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, Error> {
-    let len = bytes.len() as u64;
-    let mut ctx = Ctx::new(config);
-    // Header (F1, F2, F3, F16, F17, F18).
-    let header = FileHeaderView::parse(
-        &mut crate::wire::Reader::new(bytes, 0, Rule::Len3),
-        &mut ctx,
-    )?;
-    if len < HEADER_SIZE + TRAILER_SIZE {
-        return Err(Error::new(
-            Rule::Len3,
-            len,
-            format!(
-                "a file needs at least {} bytes (header and trailer); this one has {len}",
-                HEADER_SIZE + TRAILER_SIZE
-            ),
-        ));
+/// One tensor of a file, checked: only [`FileView`] makes one, after the tensor's descriptor,
+/// placement, padding and data passed every check. It is a handle (the file and a position);
+/// the descriptor view is parsed again when asked for.
+#[derive(Clone, Copy)]
+pub struct Tensor<'f> {
+    file: &'f FileView<'f>,
+    index: u32,
+}
+
+impl std::fmt::Debug for Tensor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tensor")
+            .field("name", &self.name())
+            .field("descriptor_offset", &self.descriptor_offset())
+            .field("data_offset", &self.data_offset())
+            .field("data_length", &self.data_length())
+            .finish()
     }
-    let a = u64::from(header.data_buffer_alignment());
-    let first = header.first_descriptor_offset();
-    // Trailer: located only by file_size - 40; its magic is checked before anything else (F4).
-    let trailer_at = len - TRAILER_SIZE;
-    let trailer = TrailerView::parse(
-        &mut crate::wire::Reader::new(&bytes[trailer_at as usize..], trailer_at, Rule::Len3),
-        &mut ctx,
-    )?;
-    let flags = header.file_flags();
-    // Index bounds (F7, F33, F36) and CRC (F5, F6, RES-5).
-    let (io, il) = (trailer.index_offset(), trailer.index_length());
-    if io.checked_add(il).is_none_or(|end| end > trailer_at) {
-        return Err(Error::new(
-            Rule::F7,
-            trailer.index_offset_at(),
-            format!("the index ({il} bytes at {io}) runs past the trailer at {trailer_at}"),
-        ));
+}
+
+impl<'f> Tensor<'f> {
+    fn record(&self) -> &'f Record {
+        &self.file.records[self.index as usize]
     }
-    if io % consts::INDEX_ALIGNMENT != 0 || io < first.min(trailer_at) {
-        return Err(Error::new(
-            Rule::F33,
-            trailer.index_offset_at(),
-            format!(
-                "index_offset {io} is not a multiple of {} at or after first_descriptor_offset {first}",
-                consts::INDEX_ALIGNMENT
-            ),
-        ));
+
+    /// Its position in the index.
+    pub fn index(&self) -> usize {
+        self.index as usize
     }
-    let index_bytes = &bytes[io as usize..(io + il) as usize];
-    if flags.has(FileFlags::HAS_INDEX_CRC32C) {
-        let crc = crc32c::crc32c(index_bytes);
-        if crc != trailer.index_crc32c() {
+
+    /// Its name.
+    pub fn name(&self) -> &'f str {
+        self.file.name(self.index as usize)
+    }
+
+    /// Absolute offset of its descriptor.
+    pub fn descriptor_offset(&self) -> u64 {
+        self.record().descriptor_offset
+    }
+
+    /// Its descriptor's length.
+    pub fn descriptor_length(&self) -> u32 {
+        self.record().descriptor_length
+    }
+
+    /// Absolute offset of its data region (buffer 0).
+    pub fn data_offset(&self) -> u64 {
+        self.record().data_offset
+    }
+
+    /// Its data region's length: every buffer and the padding between them.
+    pub fn data_length(&self) -> u64 {
+        self.record().data_length
+    }
+
+    /// Its data region (`data_offset`, `data_length`).
+    pub fn data(&self) -> &'f [u8] {
+        let r = self.record();
+        &self.file.bytes[r.data_offset as usize..(r.data_offset + r.data_length) as usize]
+    }
+
+    /// Its index entry.
+    pub fn entry(&self) -> IndexEntryView<'f> {
+        self.file
+            .entry(self.record())
+            .expect("the entry parsed when the file was opened")
+    }
+
+    /// Its descriptor, with the findings of its checks.
+    ///
+    /// # Panics
+    /// Never for bytes that stay as they were when the tensor was checked (a mapped file must
+    /// not be modified while it is mapped).
+    pub fn descriptor(&self) -> Checked<'f> {
+        let view = self
+            .file
+            .descriptor_view(self.record())
+            .expect("the descriptor passed its checks on first access");
+        let (warnings, dereferenceable) = self.file.remark(self.index);
+        Checked {
+            view,
+            warnings,
+            dereferenceable,
+        }
+    }
+
+    /// Each buffer: its absolute offset and its bytes, in buffer-table order.
+    pub fn buffers(&self) -> Vec<(u64, &'f [u8])> {
+        let r = self.record();
+        let view = self
+            .file
+            .descriptor_view(r)
+            .expect("the descriptor passed its checks on first access");
+        let sizes = view.buffer_table().buffers().iter().map(|b| b.byte_size());
+        let spans = buffer_spans(
+            r.descriptor_offset + u64::from(r.descriptor_length),
+            self.file.alignment(),
+            sizes,
+        )
+        .expect("the placement was checked on first access");
+        spans
+            .into_iter()
+            .map(|(s, e)| (s, &self.file.bytes[s as usize..e as usize]))
+            .collect()
+    }
+
+    /// False when the data must not be dereferenced (RES-8, RES-9, RES-36).
+    pub fn dereferenceable(&self) -> bool {
+        self.file.remark(self.index).1
+    }
+
+    /// Findings of its checks that did not reject it.
+    pub fn warnings(&self) -> Vec<Warning> {
+        self.file.remark(self.index).0
+    }
+}
+
+/// The name of the entry `r` describes, in `bytes` (which start at absolute offset `base`
+/// and hold the index).
+pub(crate) fn record_name<'b>(bytes: &'b [u8], base: u64, r: &Record) -> &'b str {
+    let at = (r.name_at() - base) as usize;
+    let name = &bytes[at..at + usize::from(r.name_length)];
+    // SAFETY: the record was made from an entry the generated index-entry view parsed, which
+    // rejects a name that is not UTF-8 (F29), over these same bytes, borrowed immutably (a
+    // mapped file must not be modified while mapped: `MappedFile::open`'s contract).
+    unsafe { std::str::from_utf8_unchecked(name) }
+}
+
+/// The index's names sorted when SORTED_INDEX is set (F26, which with its strict order also
+/// makes them unique), else unique (F25), checked through a hash table over the borrowed
+/// names, which is returned.
+pub(crate) fn check_names(
+    records: &[Record],
+    bytes: &[u8],
+    base: u64,
+    sorted: bool,
+    hasher: &foldhash::fast::RandomState,
+) -> Result<Option<HashTable<u32>>, Error> {
+    let name = |i: usize| record_name(bytes, base, &records[i]);
+    if sorted {
+        for (i, r) in records.iter().enumerate().skip(1) {
+            let (a, b) = (name(i - 1), name(i));
+            if a.as_bytes() >= b.as_bytes() {
+                return Err(Error::new(
+                    Rule::F26,
+                    r.name_at(),
+                    format!("SORTED_INDEX is set but `{b}` does not sort after `{a}`"),
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    let hash = |n: &str| std::hash::BuildHasher::hash_one(hasher, n.as_bytes());
+    let mut table = HashTable::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let n = name(i);
+        match table.entry(
+            hash(n),
+            |&j: &u32| name(j as usize) == n,
+            |&j| hash(name(j as usize)),
+        ) {
+            Entry::Occupied(_) => {
+                return Err(Error::new(
+                    Rule::F25,
+                    r.name_at(),
+                    format!("the name `{n}` appears twice in the index"),
+                ));
+            }
+            Entry::Vacant(v) => {
+                v.insert(i as u32);
+            }
+        }
+    }
+    Ok(Some(table))
+}
+
+/// The trailing sections of a file, checked: the trailer, the KV section and one record per
+/// index entry. Offsets are absolute; `tail` holds the file's bytes from `base` to its end
+/// (the whole file for a random-access read, what follows the tensor region for a sequential one).
+#[derive(Debug)]
+pub(crate) struct Sections<'a> {
+    pub(crate) trailer: TrailerView<'a>,
+    pub(crate) kv: Option<KvSectionView<'a>>,
+    pub(crate) records: Vec<Record>,
+    /// Where the tensor region ends: the first of the KV and index sections (RES-14).
+    pub(crate) region_end: u64,
+}
+
+/// The parts the trailing sections occupy in a file of `len` bytes, as (start, end), in file
+/// order (their bounds were checked by [`Sections::read`]).
+pub(crate) fn section_parts(trailer: &TrailerView<'_>, kv: bool, len: u64) -> Vec<(u64, u64)> {
+    let t = trailer;
+    let mut parts = vec![
+        (t.index_offset(), t.index_offset() + t.index_length()),
+        (len - TRAILER_SIZE, len),
+    ];
+    if kv {
+        parts.push((t.kv_offset(), t.kv_offset() + u64::from(t.kv_length())));
+    }
+    parts.sort_unstable();
+    parts
+}
+
+impl<'a> Sections<'a> {
+    /// Read the trailer, the index (bounds, CRC-32C, entries) and the KV section from `tail`
+    /// (the file's bytes from absolute offset `base` to its end).
+    pub(crate) fn read(
+        tail: &'a [u8],
+        base: u64,
+        header: &FileHeaderView<'_>,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<Sections<'a>, Error> {
+        let len = base + tail.len() as u64;
+        let first = header.first_descriptor_offset();
+        let flags = header.file_flags();
+        let slice = |from: u64, to: u64| &tail[(from - base) as usize..(to - base) as usize];
+        // Trailer: located only by file_size - 40 (F4 and the other trailer rules).
+        let trailer_at = len - TRAILER_SIZE;
+        let trailer = TrailerView::parse(
+            &mut Reader::new(slice(trailer_at, len), trailer_at, Rule::Len3),
+            ctx,
+        )?;
+        // Index bounds (F7, F33, F36) and CRC (F5, F6, RES-5).
+        let (io, il) = (trailer.index_offset(), trailer.index_length());
+        if io.checked_add(il).is_none_or(|end| end > trailer_at) {
             return Err(Error::new(
-                Rule::F5,
+                Rule::F7,
+                trailer.index_offset_at(),
+                format!("the index ({il} bytes at {io}) runs past the trailer at {trailer_at}"),
+            ));
+        }
+        if io % consts::INDEX_ALIGNMENT != 0 || io < first.min(trailer_at) {
+            return Err(Error::new(
+                Rule::F33,
+                trailer.index_offset_at(),
+                format!(
+                    "index_offset {io} is not a multiple of {} at or after first_descriptor_offset {first}",
+                    consts::INDEX_ALIGNMENT
+                ),
+            ));
+        }
+        if io < base {
+            return Err(Error::new(
+                Rule::F39,
+                trailer.index_offset_at(),
+                format!("the index starts at {io}, inside the tensor region that ended at {base}"),
+            ));
+        }
+        let index_bytes = slice(io, io + il);
+        if flags.has(FileFlags::HAS_INDEX_CRC32C) {
+            let crc = crc32c::crc32c(index_bytes);
+            if crc != trailer.index_crc32c() {
+                return Err(Error::new(
+                    Rule::F5,
+                    trailer.index_crc32c_at(),
+                    format!(
+                        "the index's CRC-32C is {crc:#010x}; the trailer stores {:#010x}",
+                        trailer.index_crc32c()
+                    ),
+                ));
+            }
+        } else if trailer.index_crc32c() != 0 {
+            return Err(Error::new(
+                Rule::F6,
                 trailer.index_crc32c_at(),
                 format!(
-                    "the index's CRC-32C is {crc:#010x}; the trailer stores {:#010x}",
+                    "HAS_INDEX_CRC32C is clear but index_crc32c is {:#010x}",
                     trailer.index_crc32c()
                 ),
             ));
         }
-    } else if trailer.index_crc32c() != 0 {
-        return Err(Error::new(
-            Rule::F6,
-            trailer.index_crc32c_at(),
-            format!(
-                "HAS_INDEX_CRC32C is clear but index_crc32c is {:#010x}",
-                trailer.index_crc32c()
-            ),
-        ));
-    }
-    let index = IndexSectionView::parse(
-        &mut crate::wire::Reader::new(index_bytes, io, Rule::F24),
-        &mut ctx,
-    )?;
-    // KV section: the trailer is authoritative (RES-4, F34, F35).
-    let (ko, kl) = (trailer.kv_offset(), u64::from(trailer.kv_length()));
-    let kv = if ko == 0 && kl == 0 {
-        if flags.has(FileFlags::HAS_KV_METADATA) {
-            return Err(Error::new(
-                Rule::F34,
-                header.file_flags_at(),
-                "HAS_KV_METADATA is set but the trailer records no KV section",
-            ));
-        }
-        None
-    } else {
-        if ko == 0 || kl == 0 {
-            return Err(Error::new(
-                Rule::F35,
-                trailer.kv_offset_at(),
-                format!("kv_offset {ko} and kv_length {kl} must both be zero or both non-zero"),
-            ));
-        }
-        if ko % consts::KV_ALIGNMENT != 0 || ko < first {
-            return Err(Error::new(
-                Rule::F33,
-                trailer.kv_offset_at(),
-                format!(
-                    "kv_offset {ko} is not a multiple of {} at or after first_descriptor_offset {first}",
-                    consts::KV_ALIGNMENT
-                ),
-            ));
-        }
-        if ko.checked_add(kl).is_none_or(|end| end > trailer_at) {
-            return Err(Error::new(
-                Rule::F36,
-                trailer.kv_offset_at(),
-                format!(
-                    "the KV section ({kl} bytes at {ko}) runs past the trailer at {trailer_at}"
-                ),
-            ));
-        }
-        if ko + kl > io {
-            return Err(Error::new(
-                Rule::F35,
-                trailer.kv_offset_at(),
-                format!("the KV section ({kl} bytes at {ko}) runs into the index at {io}"),
-            ));
-        }
-        if !flags.has(FileFlags::HAS_KV_METADATA) {
-            ctx.warn(Rule::F34, header.file_flags_at(), "a KV section is present but HAS_KV_METADATA is clear; the trailer is authoritative (RES-4)");
-        }
-        let kv = KvSectionView::parse(
-            &mut crate::wire::Reader::new(&bytes[ko as usize..(ko + kl) as usize], ko, Rule::F19),
-            &mut ctx,
-        )?;
-        let mut keys: Vec<(&str, u64)> =
-            kv.entries().iter().map(|e| (e.key(), e.key_at())).collect();
-        keys.sort();
-        for w in keys.windows(2) {
-            if w[0].0 == w[1].0 {
+        let records = index_records(index_bytes, io, ctx)?;
+        // KV section: the trailer is authoritative (RES-4, F34, F35).
+        let (ko, kl) = (trailer.kv_offset(), u64::from(trailer.kv_length()));
+        let kv = if ko == 0 && kl == 0 {
+            if flags.has(FileFlags::HAS_KV_METADATA) {
                 return Err(Error::new(
-                    Rule::F8,
-                    w[1].1.max(w[0].1),
-                    format!("KV key `{}` appears twice", w[0].0),
+                    Rule::F34,
+                    header.file_flags_at(),
+                    "HAS_KV_METADATA is set but the trailer records no KV section",
                 ));
             }
-        }
-        Some(kv)
-    };
-    // The tensor region ends where the first of the KV and index sections starts (RES-14).
-    let region_end = if kv.is_some() { ko.min(io) } else { io };
-    if index.entries().is_empty() && region_end != first {
-        // F33, RES-42: without tensors the first section starts at first_descriptor_offset.
-        let at = if kv.is_some() && ko < io {
-            trailer.kv_offset_at()
+            None
         } else {
-            trailer.index_offset_at()
-        };
-        return Err(Error::new(
-            Rule::F33,
-            at,
-            format!(
-                "a file without tensors has its first section at {region_end}, not at first_descriptor_offset {first}"
-            ),
-        ));
-    }
-    // Names: unique (F25), sorted when flagged (F26).
-    let entries = index.entries();
-    let mut names: Vec<(&str, u64)> = entries.iter().map(|e| (e.name(), e.name_at())).collect();
-    if flags.has(FileFlags::SORTED_INDEX) {
-        for w in names.windows(2) {
-            if w[0].0.as_bytes() >= w[1].0.as_bytes() {
+            if ko == 0 || kl == 0 {
                 return Err(Error::new(
-                    Rule::F26,
-                    w[1].1,
+                    Rule::F35,
+                    trailer.kv_offset_at(),
+                    format!("kv_offset {ko} and kv_length {kl} must both be zero or both non-zero"),
+                ));
+            }
+            if ko % consts::KV_ALIGNMENT != 0 || ko < first {
+                return Err(Error::new(
+                    Rule::F33,
+                    trailer.kv_offset_at(),
                     format!(
-                        "SORTED_INDEX is set but `{}` does not sort after `{}`",
-                        w[1].0, w[0].0
+                        "kv_offset {ko} is not a multiple of {} at or after first_descriptor_offset {first}",
+                        consts::KV_ALIGNMENT
                     ),
                 ));
             }
-        }
-    }
-    names.sort();
-    for w in names.windows(2) {
-        if w[0].0 == w[1].0 {
+            if ko.checked_add(kl).is_none_or(|end| end > trailer_at) {
+                return Err(Error::new(
+                    Rule::F36,
+                    trailer.kv_offset_at(),
+                    format!(
+                        "the KV section ({kl} bytes at {ko}) runs past the trailer at {trailer_at}"
+                    ),
+                ));
+            }
+            if ko + kl > io {
+                return Err(Error::new(
+                    Rule::F35,
+                    trailer.kv_offset_at(),
+                    format!("the KV section ({kl} bytes at {ko}) runs into the index at {io}"),
+                ));
+            }
+            if ko < base {
+                return Err(Error::new(
+                    Rule::F39,
+                    trailer.kv_offset_at(),
+                    format!(
+                        "the KV section starts at {ko}, inside the tensor region that ended at {base}"
+                    ),
+                ));
+            }
+            if !flags.has(FileFlags::HAS_KV_METADATA) {
+                ctx.warn(
+                    Rule::F34,
+                    header.file_flags_at(),
+                    "a KV section is present but HAS_KV_METADATA is clear; the trailer is authoritative (RES-4)",
+                );
+            }
+            let kv =
+                KvSectionView::parse(&mut Reader::new(slice(ko, ko + kl), ko, Rule::F19), ctx)?;
+            let mut keys: Vec<(&str, u64)> =
+                kv.entries().iter().map(|e| (e.key(), e.key_at())).collect();
+            keys.sort_unstable();
+            for w in keys.windows(2) {
+                if w[0].0 == w[1].0 {
+                    return Err(Error::new(
+                        Rule::F8,
+                        w[1].1.max(w[0].1),
+                        format!("KV key `{}` appears twice", w[0].0),
+                    ));
+                }
+            }
+            Some(kv)
+        };
+        // The tensor region ends where the first of the KV and index sections starts (RES-14).
+        let region_end = if kv.is_some() { ko.min(io) } else { io };
+        if records.is_empty() && region_end != first {
+            // F33, RES-42: without tensors the first section starts at first_descriptor_offset.
+            let at = if kv.is_some() && ko < io {
+                trailer.kv_offset_at()
+            } else {
+                trailer.index_offset_at()
+            };
             return Err(Error::new(
-                Rule::F25,
-                w[1].1.max(w[0].1),
-                format!("the name `{}` appears twice in the index", w[0].0),
+                Rule::F33,
+                at,
+                format!(
+                    "a file without tensors has its first section at {region_end}, not at first_descriptor_offset {first}"
+                ),
             ));
         }
+        Ok(Sections {
+            trailer,
+            kv,
+            records,
+            region_end,
+        })
     }
-    // Every tensor: placement (F27, F30, F31, RES-13), descriptor (F11, F14), data checks.
-    let mut tensors = Vec::with_capacity(entries.len());
-    let mut covered: Vec<(u64, u64, u64)> = vec![
-        (0, HEADER_SIZE, 0),
-        (io, io + il, io),
-        (trailer_at, len, trailer_at),
-    ];
-    if kv.is_some() {
-        covered.push((ko, ko + kl, ko));
+}
+
+/// One record per index entry, each entry parsed by the generated code; the section is
+/// parsed whole by the generated code too (for its appended fields or surplus) only when bytes
+/// follow the entries.
+fn index_records(bytes: &[u8], at: u64, ctx: &mut Ctx<'_>) -> Result<Vec<Record>, Error> {
+    let mut r = Reader::new(bytes, at, Rule::F24);
+    let count = r.scalar::<u64>("index_entry_count")?;
+    if count > r.remaining() as u64 {
+        return Err(Error::new(
+            Rule::F24,
+            r.offset(),
+            format!(
+                "entries declares {count} entries but only {} bytes remain",
+                r.remaining()
+            ),
+        ));
     }
-    for e in entries {
-        let d = e.descriptor_offset();
-        let dl = u64::from(e.descriptor_length());
+    // An entry has at least one byte per record word; growth beyond that is by need.
+    let mut records = Vec::with_capacity((count as usize).min(r.remaining() / 32));
+    for _ in 0..count {
+        records.push(Record::new(&IndexEntryView::parse(&mut r, ctx)?));
+    }
+    if r.remaining() != 0 {
+        IndexSectionView::parse(&mut Reader::new(bytes, at, Rule::F24), ctx)?;
+    }
+    Ok(records)
+}
+
+/// Open a file held in memory: check what every access depends on (see the module
+/// documentation); tensors are checked on first access.
+///
+/// ```
+/// use hurray_runtime::{ReaderConfig, file, writer};
+/// use hurray_runtime::tags::ElementType;
+///
+/// let d = writer::finalize(writer::row_major(ElementType::Float32, &[2]))?;
+/// let mut w = writer::FileWriter::new(Vec::new(), &writer::FileOptions::default())?;
+/// w.add_tensor("x", &d, &[&[0u8; 8]])?;
+/// let bytes = w.finish(&[])?;
+///
+/// let f = file::open(&bytes, &ReaderConfig::new())?;
+/// let x = f.tensor("x")?.expect("x is in the index");
+/// assert_eq!(x.data(), &[0u8; 8]);
+/// f.verify_all()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn open<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, Error> {
+    let len = bytes.len() as u64;
+    let mut ctx = Ctx::new(config);
+    // Header (F1, F2, F3, F16, F17, F18).
+    let header = FileHeaderView::parse(&mut Reader::new(bytes, 0, Rule::Len3), &mut ctx)?;
+    too_short(len)?;
+    // A trailer that does not parse may be the end of a file cut short (F38).
+    let trailer_at = len - TRAILER_SIZE;
+    if let Err(e) = TrailerView::parse(
+        &mut Reader::new(&bytes[trailer_at as usize..], trailer_at, Rule::Len3),
+        &mut Ctx::new(config),
+    ) {
+        return Err(truncation::diagnose(bytes, &header, config).unwrap_or(e));
+    }
+    let Sections {
+        trailer,
+        kv,
+        records,
+        region_end,
+    } = Sections::read(bytes, 0, &header, &mut ctx)?;
+    let mut view = FileView {
+        bytes,
+        config: config.clone(),
+        header,
+        trailer,
+        kv,
+        region_end,
+        records: records.into_boxed_slice(),
+        hasher: foldhash::fast::RandomState::default(),
+        names: OnceLock::new(),
+        warnings: Vec::new(),
+        remarks: Mutex::new(Vec::new()),
+        composites: OnceLock::new(),
+        pages: None,
+    };
+    // Names: sorted when flagged (F26), unique (F25).
+    let sorted = header.file_flags().has(FileFlags::SORTED_INDEX);
+    if let Some(table) = check_names(&view.records, bytes, 0, sorted, &view.hasher)? {
+        let _ = view.names.set(table);
+    }
+    // Each descriptor's bounds and alignment (F27, F30).
+    let first = header.first_descriptor_offset();
+    for i in 0..view.records.len() {
+        let r = &view.records[i];
+        let (d, dl) = (r.descriptor_offset, u64::from(r.descriptor_length));
         if d < first || d.checked_add(dl).is_none_or(|end| end > region_end) {
+            let e = view.entry(r)?;
             return Err(Error::new(
                 Rule::F27,
                 e.descriptor_offset_at(),
@@ -323,6 +611,7 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
             ));
         }
         if d % consts::DESCRIPTOR_ALIGNMENT != 0 {
+            let e = view.entry(r)?;
             return Err(Error::new(
                 Rule::F30,
                 e.descriptor_offset_at(),
@@ -333,9 +622,316 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                 ),
             ));
         }
+    }
+    view.warnings = ctx.take_warnings();
+    Ok(view)
+}
+
+/// Open a file held in memory and check everything: [`open`], then [`FileView::verify_all`].
+pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, Error> {
+    let f = open(bytes, config)?;
+    f.verify_all()?;
+    Ok(f)
+}
+
+impl<'a> FileView<'a> {
+    /// The file's bytes.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The file header.
+    pub fn header(&self) -> FileHeaderView<'a> {
+        self.header
+    }
+
+    /// The trailer.
+    pub fn trailer(&self) -> TrailerView<'a> {
+        self.trailer
+    }
+
+    /// The KV section, when the file has one.
+    pub fn kv(&self) -> Option<&KvSectionView<'a>> {
+        self.kv.as_ref()
+    }
+
+    /// The index section, parsed whole (every entry a view, and the fields a later container
+    /// version appended to the section): for showing it; lookups use the compact records.
+    pub fn index_section(&self) -> Result<IndexSectionView<'a>, Error> {
+        let (io, il) = (self.trailer.index_offset(), self.trailer.index_length());
+        let mut ctx = Ctx::new(&self.config);
+        self.enter_container(&mut ctx)?;
+        IndexSectionView::parse(
+            &mut Reader::new(&self.bytes[io as usize..(io + il) as usize], io, Rule::F24),
+            &mut ctx,
+        )
+    }
+
+    /// The number of tensors.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// True for a file without tensors.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The name of tensor `i` (index order); no check of the tensor itself.
+    pub fn name(&self, i: usize) -> &'a str {
+        record_name(self.bytes, 0, &self.records[i])
+    }
+
+    /// Every tensor name, in index order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + '_ {
+        (0..self.records.len()).map(|i| self.name(i))
+    }
+
+    /// The tensor named `name`, checked (on first access) before it is returned; `Ok(None)`
+    /// when no tensor has that name.
+    pub fn tensor(&self, name: &str) -> Result<Option<Tensor<'_>>, Error> {
+        match self.find(name) {
+            Some(i) => self.tensor_at(i).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Tensor `i` (index order), checked (on first access) before it is returned.
+    ///
+    /// # Panics
+    /// When `i` is not below [`Self::len`].
+    pub fn tensor_at(&self, i: usize) -> Result<Tensor<'_>, Error> {
+        if self.records[i].state.load(Ordering::Acquire) == UNCHECKED {
+            self.check(i)?;
+        }
+        Ok(Tensor {
+            file: self,
+            index: i as u32,
+        })
+    }
+
+    /// Every tensor in index order, each checked on first access.
+    pub fn tensors(&self) -> impl ExactSizeIterator<Item = Result<Tensor<'_>, Error>> + '_ {
+        (0..self.records.len()).map(|i| self.tensor_at(i))
+    }
+
+    /// Tensors in write order (ascending descriptor offset), as index positions.
+    pub fn write_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.records.len()).collect();
+        order.sort_by_key(|i| self.records[*i].descriptor_offset);
+        order
+    }
+
+    /// Composites, by head, in write order, with their membership checked (CV-1…CV-7,
+    /// CH-12, F12, F13); this checks every tensor it passes.
+    pub fn composites(&self) -> Result<&[Composite], Error> {
+        if self.composites.get().is_none() {
+            let scan = self.scan_composites();
+            let _ = self.composites.set(scan);
+        }
+        self.composite_scan().map(|s| s.composites.as_slice())
+    }
+
+    fn composite_scan(&self) -> Result<&CompositeScan, Error> {
+        match self.composites.get() {
+            Some(Ok(s)) => Ok(s),
+            Some(Err(e)) => Err(e.clone()),
+            None => unreachable!("composite_scan runs after the scan is stored"),
+        }
+    }
+
+    fn scan_composites(&self) -> Result<CompositeScan, Error> {
+        let mut ctx = Ctx::new(&self.config);
+        let mut tracker = Tracker::default();
+        for i in self.write_order() {
+            let checked = self.checked(i)?;
+            tracker.push(i, self.name(i), &checked.view, &mut ctx)?;
+        }
+        let composites = tracker.finish(&mut ctx)?;
+        Ok(CompositeScan {
+            composites,
+            warnings: ctx.take_warnings(),
+        })
+    }
+
+    /// Every finding that did not reject the file: the file's own, composite membership's,
+    /// then each checked tensor's, in index order.
+    pub fn warnings(&self) -> Vec<Warning> {
+        let mut out = self.warnings.clone();
+        if let Some(Ok(s)) = self.composites.get() {
+            out.extend(s.warnings.iter().cloned());
+        }
+        let remarks = self.remarks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mine: Vec<&Remark> = remarks.iter().collect();
+        mine.sort_by_key(|r| r.index);
+        for r in mine {
+            out.extend(r.warnings.iter().cloned());
+        }
+        out
+    }
+
+    /// Check everything [`open`] and first access leave for later: every tensor, the first
+    /// descriptor's place and every overlap (F30), every padding byte (F32), composite
+    /// membership. Padding is read in chunks; for a [`MappedFile`] the pages behind the check
+    /// are released as it goes, so the resident set stays bounded whatever the file's size.
+    pub fn verify_all(&self) -> Result<(), Error> {
+        let order = self.write_order();
+        let mut sweep = Sweep {
+            file: self,
+            released: 0,
+        };
+        // F30: the first descriptor starts at first_descriptor_offset.
+        let first = self.header.first_descriptor_offset();
+        if let Some(&i) = order.first()
+            && self.records[i].descriptor_offset != first
+        {
+            let e = self.entry(&self.records[i])?;
+            return Err(Error::new(
+                Rule::F30,
+                e.descriptor_offset_at(),
+                format!(
+                    "the first descriptor (`{}`) starts at {}, not at first_descriptor_offset {first}",
+                    e.name(),
+                    e.descriptor_offset()
+                ),
+            ));
+        }
+        let mut ctx = Ctx::new(&self.config);
+        let mut tracker = Tracker::default();
+        let mut end = HEADER_SIZE;
+        for &i in &order {
+            let checked = self.checked(i)?;
+            let r = &self.records[i];
+            sweep.part(&mut end, r.descriptor_offset, r.end())?;
+            if self.composites.get().is_none() {
+                tracker.push(i, self.name(i), &checked.view, &mut ctx)?;
+            }
+        }
+        let len = self.bytes.len() as u64;
+        for (s, e) in section_parts(&self.trailer, self.kv.is_some(), len) {
+            sweep.part(&mut end, s, e)?;
+        }
+        if self.composites.get().is_none() {
+            let composites = tracker.finish(&mut ctx)?;
+            let _ = self.composites.set(Ok(CompositeScan {
+                composites,
+                warnings: ctx.take_warnings(),
+            }));
+        }
+        self.composite_scan().map(|_| ())
+    }
+
+    /// Drop this process's copies of a mapped file's pages (the next access reads them back
+    /// from the file): a caller walking every tensor of a large mapped file calls it now and
+    /// then to keep its resident set bounded. No effect on a file held in memory.
+    pub fn release_pages(&self) {
+        if let Some(map) = self.pages {
+            // SAFETY: as in `Sweep::release`: a read-only shared file mapping, whose pages
+            // MADV_DONTNEED drops and the next read faults back unchanged.
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, map.len())
+            };
+        }
+    }
+
+    fn alignment(&self) -> u64 {
+        u64::from(self.header.data_buffer_alignment())
+    }
+
+    /// A context that knows the file's container version, as `open`'s did.
+    fn enter_container(&self, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+        FileHeaderView::parse(&mut Reader::new(self.bytes, 0, Rule::Len3), ctx).map(|_| ())
+    }
+
+    fn entry(&self, r: &Record) -> Result<IndexEntryView<'a>, Error> {
+        let mut ctx = Ctx::new(&self.config);
+        self.enter_container(&mut ctx)?;
+        let at = r.entry_at;
+        IndexEntryView::parse(
+            &mut Reader::new(&self.bytes[at as usize..], at, Rule::F24),
+            &mut ctx,
+        )
+    }
+
+    /// The structural parse of a checked tensor's descriptor (its rules already passed).
+    fn descriptor_view(&self, r: &Record) -> Result<DescriptorView<'a>, Error> {
+        let d = r.descriptor_offset;
+        let mut ctx = Ctx::new(&self.config);
+        DescriptorView::parse(
+            &mut Reader::new(
+                &self.bytes[d as usize..self.region_end as usize],
+                d,
+                Rule::Hdr5,
+            ),
+            &mut ctx,
+        )
+    }
+
+    fn name_bytes(&self, i: usize) -> &'a [u8] {
+        self.name(i).as_bytes()
+    }
+
+    fn hash(&self, name: &[u8]) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, name)
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        let table = self.names.get_or_init(|| {
+            // Names are unique here: `open` checked a sorted index's strict order.
+            let mut table = HashTable::with_capacity(self.records.len());
+            for i in 0..self.records.len() {
+                table.insert_unique(self.hash(self.name_bytes(i)), i as u32, |&j: &u32| {
+                    self.hash(self.name_bytes(j as usize))
+                });
+            }
+            table
+        });
+        let name = name.as_bytes();
+        table
+            .find(self.hash(name), |&j| self.name_bytes(j as usize) == name)
+            .map(|&j| j as usize)
+    }
+
+    /// The findings kept for tensor `i`: its warnings and whether it is dereferenceable.
+    fn remark(&self, i: u32) -> (Vec<Warning>, bool) {
+        if self.records[i as usize].state.load(Ordering::Acquire) != REMARKED {
+            return (Vec::new(), true);
+        }
+        let remarks = self.remarks.lock().unwrap_or_else(|p| p.into_inner());
+        remarks
+            .iter()
+            .find(|r| r.index == i)
+            .map_or((Vec::new(), true), |r| {
+                (r.warnings.clone(), r.dereferenceable)
+            })
+    }
+
+    /// Tensor `i`'s descriptor, checked first if it was not yet.
+    fn checked(&self, i: usize) -> Result<Checked<'a>, Error> {
+        if self.records[i].state.load(Ordering::Acquire) == UNCHECKED {
+            return self.check(i);
+        }
+        let view = self.descriptor_view(&self.records[i])?;
+        let (warnings, dereferenceable) = self.remark(i as u32);
+        Ok(Checked {
+            view,
+            warnings,
+            dereferenceable,
+        })
+    }
+
+    /// Every check of tensor `i` (the first-access stage): its descriptor (F11, F14), its
+    /// data placement (F27, F31), the padding inside it (F32), F37, and its data rules.
+    fn check(&self, i: usize) -> Result<Checked<'a>, Error> {
+        let r = &self.records[i];
+        let bytes = self.bytes;
+        let (d, dl) = (r.descriptor_offset, u64::from(r.descriptor_length));
+        let region_end = self.region_end;
+        let a = self.alignment();
         let (mut checked, read) =
-            descriptor::read_prefix(&bytes[d as usize..region_end as usize], d, config)?;
+            descriptor::read_prefix(&bytes[d as usize..region_end as usize], d, &self.config)?;
         if read as u64 != dl {
+            let e = self.entry(r)?;
             return Err(Error::new(
                 Rule::F11,
                 e.descriptor_length_at(),
@@ -345,20 +941,13 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                 ),
             ));
         }
-        covered.push((d, d + dl, d));
-        // Data placement.
-        let sizes: Vec<u64> = checked
-            .view
-            .buffer_table()
-            .buffers()
-            .iter()
-            .map(|b| b.byte_size())
-            .collect();
-        let mut buffers = Vec::with_capacity(sizes.len());
-        let (data_offset, data_length) = (e.data_offset(), e.data_length());
-        if sizes.is_empty() {
+        let (data_offset, data_length) = (r.data_offset, r.data_length);
+        let buffers = checked.view.buffer_table().buffers();
+        let mut spans = Vec::with_capacity(buffers.len());
+        if buffers.is_empty() {
             // RES-13: a composite head's data region is empty and starts right after it.
             if data_offset != d + dl || data_length != 0 {
+                let e = self.entry(r)?;
                 return Err(Error::new(
                     Rule::F31,
                     e.data_offset_at(),
@@ -370,10 +959,15 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                 ));
             }
         } else {
-            let mut at = align_up(d + dl, a).ok_or_else(|| {
+            let overflow = |e: &IndexEntryView<'_>| {
                 Error::new(Rule::F31, e.data_offset_at(), "data placement overflows")
-            })?;
+            };
+            let mut at = match (d + dl).checked_next_multiple_of(a) {
+                Some(at) => at,
+                None => return Err(overflow(&self.entry(r)?)),
+            };
             if data_offset != at {
+                let e = self.entry(r)?;
                 return Err(Error::new(
                     Rule::F31,
                     e.data_offset_at(),
@@ -383,18 +977,30 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                     ),
                 ));
             }
-            for (k, z) in sizes.iter().enumerate() {
+            for (k, b) in buffers.iter().enumerate() {
+                let z = b.byte_size();
                 if k > 0 {
-                    at = align_up(at, a).ok_or_else(|| {
-                        Error::new(Rule::F31, e.data_offset_at(), "data placement overflows")
-                    })?;
+                    at = match at.checked_next_multiple_of(a) {
+                        Some(at) => at,
+                        None => return Err(overflow(&self.entry(r)?)),
+                    };
                 }
-                let end = at.checked_add(*z).filter(|end| *end <= region_end).ok_or_else(|| Error::new(Rule::F27, e.data_offset_at(), format!("buffer {k} of `{}` ({z} bytes at {at}) runs past the tensor region's end {region_end}", e.name())))?;
-                buffers.push((at, &bytes[at as usize..end as usize]));
-                covered.push((at, end, at));
+                let Some(end) = at.checked_add(z).filter(|end| *end <= region_end) else {
+                    let e = self.entry(r)?;
+                    return Err(Error::new(
+                        Rule::F27,
+                        e.data_offset_at(),
+                        format!(
+                            "buffer {k} of `{}` ({z} bytes at {at}) runs past the tensor region's end {region_end}",
+                            e.name()
+                        ),
+                    ));
+                };
+                spans.push((at, end));
                 at = end;
             }
             if data_length != at - data_offset {
+                let e = self.entry(r)?;
                 return Err(Error::new(
                     Rule::F31,
                     e.data_length_at(),
@@ -405,7 +1011,7 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                     ),
                 ));
             }
-            for b in checked.view.buffer_table().buffers().iter() {
+            for b in buffers.iter() {
                 if u64::from(b.alignment()) > a {
                     checked.warnings.push(Warning {
                         rule: Rule::F37,
@@ -417,318 +1023,120 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<FileView<'a>, 
                     });
                 }
             }
+            // The padding inside the tensor: after the descriptor, between buffers (F32).
+            let mut from = d + dl;
+            for (s, e) in &spans {
+                padding(bytes, 0, from, *s)?;
+                from = *e;
+            }
         }
-        let data = &bytes[data_offset as usize..(data_offset + data_length) as usize];
-        let slices: Vec<&[u8]> = buffers.iter().map(|(_, s)| *s).collect();
-        let offsets: Vec<u64> = buffers.iter().map(|(o, _)| *o).collect();
-        descriptor::check_data(&mut checked, &slices, &offsets, config)?;
-        tensors.push(Tensor {
-            name: e.name(),
-            entry: *e,
-            descriptor: checked,
-            data,
-            buffers,
-        });
+        let slices: Vec<&[u8]> = spans
+            .iter()
+            .map(|(s, e)| &bytes[*s as usize..*e as usize])
+            .collect();
+        let offsets: Vec<u64> = spans.iter().map(|(s, _)| *s).collect();
+        descriptor::check_data(&mut checked, &slices, &offsets, &self.config)?;
+        if checked.warnings.is_empty() && checked.dereferenceable {
+            r.state.store(CLEAN, Ordering::Release);
+        } else {
+            let mut remarks = self.remarks.lock().unwrap_or_else(|p| p.into_inner());
+            if r.state.load(Ordering::Acquire) == UNCHECKED {
+                remarks.push(Remark {
+                    index: i as u32,
+                    warnings: checked.warnings.clone(),
+                    dereferenceable: checked.dereferenceable,
+                });
+                r.state.store(REMARKED, Ordering::Release);
+            }
+        }
+        Ok(checked)
     }
-    // F30: the first descriptor starts at first_descriptor_offset.
-    if let Some(e) = entries.iter().min_by_key(|e| e.descriptor_offset())
-        && e.descriptor_offset() != first
-    {
-        return Err(Error::new(
-            Rule::F30,
-            e.descriptor_offset_at(),
-            format!(
-                "the first descriptor (`{}`) starts at {}, not at first_descriptor_offset {first}",
-                e.name(),
-                e.descriptor_offset()
-            ),
-        ));
-    }
-    // Overlaps and padding (F30, F32): every byte not in a part is zero padding.
-    covered.sort();
-    let mut end = 0u64;
-    for (s, e, _) in &covered {
-        if *s < end {
+}
+
+/// `verify_all`'s pass over the file's parts in file order: overlaps, the padding between
+/// them read in chunks, and (for a mapped file) the pages behind it released.
+struct Sweep<'f, 'a> {
+    file: &'f FileView<'a>,
+    released: u64,
+}
+
+impl Sweep<'_, '_> {
+    /// The next part, `start..end`; `*covered` is where the parts so far end.
+    fn part(&mut self, covered: &mut u64, start: u64, end: u64) -> Result<(), Error> {
+        if start < *covered {
             return Err(Error::new(
                 Rule::F30,
-                *s,
-                format!("parts of the file overlap at byte {s}"),
+                start,
+                format!("parts of the file overlap at byte {start}"),
             ));
         }
-        if let Some(i) = crate::wire::first_nonzero(&bytes[end as usize..*s as usize]) {
-            return Err(Error::new(
-                Rule::F32,
-                end + i as u64,
-                format!(
-                    "padding byte {} is {:#04x}, not zero",
-                    end + i as u64,
-                    bytes[end as usize + i]
-                ),
-            ));
+        let mut from = *covered;
+        while from < start {
+            let to = start.min(from + CHUNK);
+            padding(self.file.bytes, 0, from, to)?;
+            from = to;
+            self.release(to);
         }
-        end = *e;
+        *covered = end;
+        self.release(start);
+        Ok(())
     }
-    let composites = composites(&tensors, &mut ctx)?;
-    let mut warnings = ctx.take_warnings();
-    for t in &tensors {
-        warnings.extend(t.descriptor.warnings.iter().cloned());
+
+    /// Release the mapped pages below `to` once a chunk's worth has been passed.
+    fn release(&mut self, to: u64) {
+        let Some(map) = self.file.pages else {
+            return;
+        };
+        const PAGE: u64 = 4096;
+        let to = to / PAGE * PAGE;
+        if to < self.released + CHUNK {
+            return;
+        }
+        let (from, len) = (self.released as usize, (to - self.released) as usize);
+        // SAFETY: the map is a read-only, shared mapping of a file (`MappedFile::open`):
+        // MADV_DONTNEED only drops the process's copies of these pages, and the next read of
+        // them faults the same file bytes back in, so every borrowed slice stays valid and
+        // unchanged. A failure only means the pages stay resident.
+        let _ =
+            unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, len) };
+        self.released = to;
     }
-    Ok(FileView {
-        bytes,
-        header,
-        trailer,
-        index,
-        kv,
-        tensors,
-        composites,
-        warnings,
-    })
 }
 
-/// Composite membership by ascending descriptor offset (pre-order nesting), with the
-/// per-member checks CV-1…CV-5, the depth limit CV-7, torn composites F12, and the
-/// partition close-time check CV-6/F13.
-fn composites(tensors: &[Tensor<'_>], ctx: &mut Ctx<'_>) -> Result<Vec<Composite>, Error> {
-    let mut order: Vec<usize> = (0..tensors.len()).collect();
-    order.sort_by_key(|i| tensors[*i].entry.descriptor_offset());
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < order.len() {
-        pos = bind(tensors, &order, pos, 1, ctx, &mut out)?;
-    }
-    Ok(out)
+/// A memory-mapped file, read through [`MappedFile::view`] or [`MappedFile::read`].
+#[derive(Debug)]
+pub struct MappedFile {
+    map: memmap2::Mmap,
 }
 
-/// Bind the composite whose head (or plain tensor) sits at `order[pos]`; returns the position
-/// after it and its members.
-fn bind(
-    tensors: &[Tensor<'_>],
-    order: &[usize],
-    pos: usize,
-    depth: u32,
-    ctx: &mut Ctx<'_>,
-    out: &mut Vec<Composite>,
-) -> Result<usize, Error> {
-    let head_i = order[pos];
-    let head = &tensors[head_i].descriptor.view;
-    let LayoutVariantView::Composite(c) = head.layout_fields() else {
-        return Ok(pos + 1);
-    };
-    if depth > 8 {
-        return Err(Error::new(
-            Rule::Cv7,
-            head.offset(),
-            format!(
-                "composite `{}` nests {depth} levels deep; the limit is 8 (RES-34)",
-                tensors[head_i].name
-            ),
-        ));
+impl MappedFile {
+    /// Map `path` read-only. The file must not be truncated or rewritten while the map lives
+    /// (the usual memory-map contract); every read through it is bounds-checked against the
+    /// length taken at map time.
+    pub fn open(path: &Path) -> std::io::Result<MappedFile> {
+        let file = std::fs::File::open(path)?;
+        // SAFETY: the map is read-only and shared; the caller keeps the file unmodified while
+        // the map lives (documented above), so the bytes behave as an immutable slice.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        Ok(MappedFile { map })
     }
-    let rule = match CompositionRule::classify(c.composition_rule().raw()) {
-        TagClass::Known(r) => Some(r),
-        _ => None,
-    };
-    let n = c.member_count() as usize;
-    let slot = out.len();
-    out.push(Composite {
-        head: head_i,
-        members: Vec::new(),
-        complete: true,
-    });
-    let mut next = pos + 1;
-    let mut members = Vec::new();
-    for k in 0..n {
-        if next >= order.len() {
-            ctx.violation(
-                Rule::F12,
-                head.offset(),
-                format!(
-                    "composite `{}` declares {n} members but only {k} follow it",
-                    tensors[head_i].name
-                ),
-            )?;
-            out[slot].complete = false;
-            break;
-        }
-        let m = order[next];
-        member(tensors, head_i, m, k, rule, ctx)?;
-        members.push(m);
-        next = bind(tensors, order, next, depth + 1, ctx, out)?;
-    }
-    out[slot].members = members.clone();
-    if rule == Some(CompositionRule::Partition) && out[slot].complete {
-        partition_cover(tensors, head_i, &members, ctx)?;
-    }
-    Ok(next)
-}
 
-/// CV-1, CV-2, CV-4, CV-5 (and CH-12 for a nested head) for member `k` of a composite.
-fn member(
-    tensors: &[Tensor<'_>],
-    head_i: usize,
-    m: usize,
-    k: usize,
-    rule: Option<CompositionRule>,
-    ctx: &mut Ctx<'_>,
-) -> Result<(), Error> {
-    let head = &tensors[head_i].descriptor.view;
-    let v = &tensors[m].descriptor.view;
-    let name = tensors[m].name;
-    let has_member_section = v
-        .fixed_header()
-        .flags()
-        .has(DescriptorFlags::HAS_COMPOSITE_MEMBER);
-    let Some(rule) = rule else { return Ok(()) };
-    match rule {
-        CompositionRule::Partition | CompositionRule::Overlay => {
-            let head_shape: Vec<u64> = head.shape().iter().collect();
-            match v.shard() {
-                None => {
-                    let r = if matches!(v.layout_fields(), LayoutVariantView::Composite(_)) {
-                        Rule::Ch12
-                    } else {
-                        Rule::Cv1
-                    };
-                    ctx.violation(
-                        r,
-                        v.offset(),
-                        format!(
-                            "member `{name}` of a {} composite has no shard section",
-                            rule.name()
-                        ),
-                    )?;
-                }
-                Some(sh) => {
-                    let parent: Vec<u64> = sh.parent_shape().iter().collect();
-                    if parent != head_shape {
-                        ctx.violation(Rule::Cv1, sh.parent_shape_at(), format!("member `{name}`'s parent_shape {parent:?} differs from the head's shape {head_shape:?}"))?;
-                    }
-                }
-            }
-            // CV-2: the member's decoded value type is the head's type (a quantized member
-            // decodes to float32).
-            let decoded = if v.quantization().is_some() {
-                ElementType::Float32.value()
-            } else {
-                v.fixed_header().type_tag().raw()
-            };
-            if decoded != head.fixed_header().type_tag().raw() {
-                ctx.violation(Rule::Cv2, v.fixed_header().type_tag_at(), format!("member `{name}` decodes to type {decoded:#04x}, the head's type is {:#04x}", head.fixed_header().type_tag().raw()))?;
-            }
-            if rule == CompositionRule::Overlay {
-                let role = v.composite_member().map(|cm| cm.member_role().raw());
-                let want = if k == 0 {
-                    MemberRole::Base.value()
-                } else {
-                    MemberRole::Correction.value()
-                };
-                if role != Some(want) {
-                    ctx.violation(Rule::Cv4, v.offset(), format!("overlay member {k} (`{name}`) must carry a composite member section with role {want:#04x}"))?;
-                }
-                if k == 0 {
-                    let spans = v
-                        .shard()
-                        .is_some_and(|sh| sh.shard_offset().iter().all(|o| o == 0))
-                        && v.shape().iter().collect::<Vec<_>>() == head_shape;
-                    if !spans {
-                        ctx.violation(Rule::Cv4, v.offset(), format!("the overlay's base member `{name}` must span the head (shard_offset 0, the head's shape)"))?;
-                    }
-                }
-            } else if has_member_section {
-                ctx.violation(
-                    Rule::Cv5,
-                    v.fixed_header().flags_at(),
-                    format!("partition member `{name}` sets HAS_COMPOSITE_MEMBER"),
-                )?;
-            }
-        }
-        CompositionRule::Group => {
-            if has_member_section {
-                ctx.violation(
-                    Rule::Cv5,
-                    v.fixed_header().flags_at(),
-                    format!("group member `{name}` sets HAS_COMPOSITE_MEMBER"),
-                )?;
-            }
-        }
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
     }
-    let _ = Layout::Composite;
-    Ok(())
-}
 
-/// Pairwise checks are bounded so no input can make the reader quadratic without limit.
-const MAX_PAIRWISE: usize = 4096;
+    /// Open the mapped file lazily ([`open`]); [`FileView::verify_all`] on it releases the
+    /// pages it has checked.
+    pub fn view(&self, config: &ReaderConfig) -> Result<FileView<'_>, Error> {
+        let mut f = open(&self.map, config)?;
+        f.pages = Some(&self.map);
+        Ok(f)
+    }
 
-/// CV-6 / F13: a partition's member boxes cover the head exactly once.
-fn partition_cover(
-    tensors: &[Tensor<'_>],
-    head_i: usize,
-    members: &[usize],
-    ctx: &mut Ctx<'_>,
-) -> Result<(), Error> {
-    let head = &tensors[head_i].descriptor.view;
-    let shape: Vec<u64> = head.shape().iter().collect();
-    let boxes: Vec<(Vec<u64>, Vec<u64>)> = members
-        .iter()
-        .filter_map(|m| {
-            let v = &tensors[*m].descriptor.view;
-            v.shard().map(|sh| {
-                (
-                    sh.shard_offset().iter().collect(),
-                    v.shape().iter().collect(),
-                )
-            })
-        })
-        .collect();
-    let total = shape
-        .iter()
-        .fold(1u128, |a, d| a.saturating_mul(u128::from(*d)));
-    let sum = boxes.iter().fold(0u128, |a, (_, s)| {
-        a.saturating_add(
-            s.iter()
-                .fold(1u128, |p, d| p.saturating_mul(u128::from(*d))),
-        )
-    });
-    if sum != total {
-        return ctx.violation(
-            Rule::Cv6,
-            head.offset(),
-            format!("the partition's members hold {sum} elements; the head has {total}"),
-        );
+    /// Open and check everything ([`read`]), releasing pages as the check passes them.
+    pub fn read(&self, config: &ReaderConfig) -> Result<FileView<'_>, Error> {
+        let f = self.view(config)?;
+        f.verify_all()?;
+        Ok(f)
     }
-    if boxes.len() > MAX_PAIRWISE {
-        ctx.warn(
-            Rule::Cv6,
-            head.offset(),
-            format!(
-                "{} members: too many to check pairwise for overlaps",
-                boxes.len()
-            ),
-        );
-        return Ok(());
-    }
-    let empty = |s: &[u64]| s.contains(&0);
-    for i in 0..boxes.len() {
-        for j in i + 1..boxes.len() {
-            let (a, b) = (&boxes[i], &boxes[j]);
-            if empty(&a.1) || empty(&b.1) {
-                continue;
-            }
-            let overlap = (0..shape.len()).all(|k| {
-                a.0[k] < b.0[k].saturating_add(b.1[k]) && b.0[k] < a.0[k].saturating_add(a.1[k])
-            });
-            if overlap {
-                let off = tensors[members[j]].descriptor.view.offset();
-                return ctx.violation(
-                    Rule::Cv6,
-                    off,
-                    format!(
-                        "partition members `{}` and `{}` overlap",
-                        tensors[members[i]].name, tensors[members[j]].name
-                    ),
-                );
-            }
-        }
-    }
-    Ok(())
 }

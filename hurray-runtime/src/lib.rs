@@ -14,6 +14,7 @@ pub mod file;
 pub mod json;
 pub mod section;
 pub mod semantic;
+pub mod sequential;
 pub mod value;
 pub mod version;
 pub mod wire;

@@ -3,7 +3,10 @@
 //! covers what is emitted, no deprecated value when a replacement exists, whole trailing
 //! fields, no reserved bit, byte or value.
 
-use std::io::Write;
+use std::io::{Seek, Write};
+use std::path::Path;
+
+use hashbrown::HashTable;
 
 use crate::consts;
 use crate::ctx::ReaderConfig;
@@ -83,41 +86,63 @@ impl Default for FileOptions {
     }
 }
 
-/// A single-pass writer of a file container.
+/// One page of zeros: every run of padding is written from it (no buffer is zeroed per call).
+static ZERO_PAGE: [u8; 4096] = [0; 4096];
+
+/// How a writer moves its output forward over padding: by writing zeros, or (for an output
+/// that can seek) by seeking over long runs so the file system leaves a hole that reads as zeros.
+type Skip<W> = fn(&mut W, u64) -> std::io::Result<()>;
+
+fn write_zeros<W: Write>(out: &mut W, mut n: u64) -> std::io::Result<()> {
+    while n > 0 {
+        let k = n.min(ZERO_PAGE.len() as u64) as usize;
+        out.write_all(&ZERO_PAGE[..k])?;
+        n -= k as u64;
+    }
+    Ok(())
+}
+
+/// Runs of padding at least this long are seeked over by a seeking writer; shorter ones are
+/// cheaper to write than to seek over (a seek flushes a buffered output).
+const SEEK_AT_LEAST: u64 = 64 << 10;
+
+fn seek_or_write_zeros<W: Write + Seek>(out: &mut W, n: u64) -> std::io::Result<()> {
+    if n < SEEK_AT_LEAST {
+        return write_zeros(out, n);
+    }
+    let by = i64::try_from(n).map_err(|_| std::io::Error::other("padding run exceeds i64"))?;
+    out.seek(std::io::SeekFrom::Current(by)).map(|_| ())
+}
+
+/// A single-pass writer of a file container: the header first, then each tensor at the place
+/// the placement arithmetic gives it (container.md §5.1), then the KV section, the index and
+/// the trailer; it never seeks back (§11.3). Each tensor costs the same whatever the file's
+/// size: its name is checked for uniqueness by hash, its padding is written from one static
+/// zero page (or seeked over, [`FileWriter::seeking`]), and every offset is checked arithmetic.
 #[derive(Debug)]
 pub struct FileWriter<W: Write> {
     out: W,
+    skip: Skip<W>,
     pos: u64,
     header: FileHeader,
     index: IndexSection,
+    hasher: foldhash::fast::RandomState,
+    names: HashTable<u32>,
 }
 
 impl<W: Write> FileWriter<W> {
     /// Start a file: the header is written now, with every flag decided (HAS_INDEX_CRC32C
     /// always, RES-5).
     pub fn new(out: W, options: &FileOptions) -> Result<FileWriter<W>, WriteError> {
-        let mut flags = FileFlags::HAS_INDEX_CRC32C;
-        if options.kv {
-            flags = flags.with(FileFlags::HAS_KV_METADATA);
-        }
-        if options.sorted_index {
-            flags = flags.with(FileFlags::SORTED_INDEX);
-        }
-        let v = options.container_version;
-        let header = FileHeader::new(
-            b"HRRYFILE".to_vec(),
-            v.major,
-            v.minor,
-            flags,
-            options.data_buffer_alignment,
-            crate::file::HEADER_SIZE,
-            options.tensor_count_hint.unwrap_or(u64::MAX),
-        );
-        Self::with_header(out, header)
+        Self::with_header(out, header_for(options))
     }
 
     /// Start a file with an explicit header (to re-encode a file exactly as it was read).
-    pub fn with_header(mut out: W, header: FileHeader) -> Result<FileWriter<W>, WriteError> {
+    pub fn with_header(out: W, header: FileHeader) -> Result<FileWriter<W>, WriteError> {
+        Self::start(out, header, write_zeros::<W>)
+    }
+
+    fn start(mut out: W, header: FileHeader, skip: Skip<W>) -> Result<FileWriter<W>, WriteError> {
         let a = header.data_buffer_alignment;
         if !a.is_power_of_two() || !(4096..=2_097_152).contains(&a) {
             return Err(invalid(
@@ -140,9 +165,12 @@ impl<W: Write> FileWriter<W> {
         out.write_all(&bytes)?;
         let mut w = FileWriter {
             out,
+            skip,
             pos: bytes.len() as u64,
             header,
             index: IndexSection::new(Vec::new()),
+            hasher: foldhash::fast::RandomState::default(),
+            names: HashTable::new(),
         };
         let first = w.header.first_descriptor_offset;
         w.pad_to(first)?;
@@ -150,21 +178,37 @@ impl<W: Write> FileWriter<W> {
     }
 
     fn pad_to(&mut self, at: u64) -> Result<(), WriteError> {
-        const ZEROS: [u8; 4096] = [0; 4096];
-        while self.pos < at {
-            let n = ((at - self.pos) as usize).min(ZEROS.len());
-            self.out.write_all(&ZEROS[..n])?;
-            self.pos += n as u64;
+        if at > self.pos {
+            (self.skip)(&mut self.out, at - self.pos)?;
+            self.pos = at;
         }
         Ok(())
     }
 
     fn align(&mut self, a: u64) -> Result<(), WriteError> {
-        let at = self.pos.div_ceil(a) * a;
+        let at = self
+            .pos
+            .checked_next_multiple_of(a)
+            .ok_or_else(|| overflow("padding"))?;
         self.pad_to(at)
     }
 
-    /// Write one tensor: its descriptor bytes and its buffers, in buffer-table order.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        self.out.write_all(bytes)?;
+        self.pos = self
+            .pos
+            .checked_add(bytes.len() as u64)
+            .ok_or_else(|| overflow("the file's size"))?;
+        Ok(())
+    }
+
+    fn hash(&self, name: &str) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, name.as_bytes())
+    }
+
+    /// Write one tensor: its descriptor bytes and its buffers, in buffer-table order. The
+    /// descriptor is read back and the data rules run on the buffers at the offsets they are
+    /// about to be written at, so nothing a reader rejects is written.
     pub fn add_tensor(
         &mut self,
         name: &str,
@@ -174,71 +218,82 @@ impl<W: Write> FileWriter<W> {
         if name.is_empty() || name.len() > usize::from(u16::MAX) {
             return Err(invalid(Rule::F28, "a tensor name is 1 to 65535 bytes"));
         }
-        if self.index.entries.iter().any(|e| e.name == name) {
+        let hash = self.hash(name);
+        let entries = &self.index.entries;
+        if self
+            .names
+            .find(hash, |&i| entries[i as usize].name == name)
+            .is_some()
+        {
             return Err(invalid(
                 Rule::F25,
                 format!("the name `{name}` is already used"),
             ));
         }
+        let number = u32::try_from(entries.len())
+            .map_err(|_| invalid(Rule::F24, "a writer holds at most 2^32 tensors"))?;
+        let descriptor_length = u32::try_from(descriptor.len())
+            .map_err(|_| invalid(Rule::F11, "a descriptor is at most 4 GiB"))?;
         let cfg = ReaderConfig::new().permissive(true);
         let mut checked = descriptor::read(descriptor, &cfg)?;
-        let sizes: Vec<u64> = checked
-            .view
-            .buffer_table()
-            .buffers()
-            .iter()
-            .map(|b| b.byte_size())
-            .collect();
-        if sizes.len() != buffers.len()
-            || sizes.iter().zip(buffers).any(|(z, b)| *z != b.len() as u64)
+        let table = checked.view.buffer_table().buffers();
+        if table.len() != buffers.len()
+            || table
+                .iter()
+                .zip(buffers)
+                .any(|(h, b)| h.byte_size() != b.len() as u64)
         {
             return Err(invalid(
                 Rule::F31,
                 format!(
-                    "`{name}`: the buffers given ({} of {:?} bytes) do not match the descriptor's buffer table {sizes:?}",
+                    "`{name}`: the buffers given ({} of {:?} bytes) do not match the descriptor's buffer table {:?}",
                     buffers.len(),
-                    buffers.iter().map(|b| b.len()).collect::<Vec<_>>()
+                    buffers.iter().map(|b| b.len()).collect::<Vec<_>>(),
+                    table.iter().map(|h| h.byte_size()).collect::<Vec<_>>()
                 ),
             ));
         }
         // Placement (container.md §5.1): the descriptor at the next multiple of 8, each
         // buffer at the next multiple of A; a tensor without buffers owns no data (RES-13).
         let a = u64::from(self.header.data_buffer_alignment);
-        let d = self.pos.next_multiple_of(consts::DESCRIPTOR_ALIGNMENT);
-        let mut at = d + descriptor.len() as u64;
-        let offsets: Vec<u64> = buffers
-            .iter()
-            .map(|b| {
-                let start = at.next_multiple_of(a);
-                at = start + b.len() as u64;
-                start
-            })
-            .collect();
-        let (data_offset, data_length) = match offsets.first() {
-            Some(&start) => (start, at - start),
-            None => (at, 0),
+        let d = self
+            .pos
+            .checked_next_multiple_of(consts::DESCRIPTOR_ALIGNMENT)
+            .ok_or_else(|| overflow("a descriptor offset"))?;
+        let descriptor_end = d
+            .checked_add(u64::from(descriptor_length))
+            .ok_or_else(|| overflow("a descriptor's end"))?;
+        let spans =
+            crate::file::buffer_spans(descriptor_end, a, buffers.iter().map(|b| b.len() as u64))
+                .ok_or_else(|| overflow("a buffer offset"))?;
+        let (data_offset, data_length) = match (spans.first(), spans.last()) {
+            (Some(first), Some(last)) => (first.0, last.1 - first.0),
+            _ => (descriptor_end, 0),
         };
         // Never write data a reader rejects: the data checks run on the buffers, at the
         // offsets they are about to be written at.
+        let offsets: Vec<u64> = spans.iter().map(|s| s.0).collect();
         descriptor::check_data(&mut checked, buffers, &offsets, &cfg)?;
         self.pad_to(d)?;
-        self.out.write_all(descriptor)?;
-        self.pos += descriptor.len() as u64;
+        self.put(descriptor)?;
         for (b, o) in buffers.iter().zip(&offsets) {
             self.pad_to(*o)?;
-            self.out.write_all(b)?;
-            self.pos += b.len() as u64;
+            self.put(b)?;
         }
         // RES-3: pad only to the next multiple of 8 after the last buffer.
         self.align(consts::AFTER_LAST_BUFFER.max(consts::DESCRIPTOR_ALIGNMENT))?;
         self.index.entries.push(IndexEntry::new(
             name.to_string(),
             d,
-            descriptor.len() as u32,
+            descriptor_length,
             data_offset,
             data_length,
             crate::flags::IndexEntryFlags(0),
         ));
+        let (entries, hasher) = (&self.index.entries, &self.hasher);
+        self.names.insert_unique(hash, number, |&i| {
+            std::hash::BuildHasher::hash_one(hasher, entries[i as usize].name.as_bytes())
+        });
         Ok(())
     }
 
@@ -271,9 +326,7 @@ impl<W: Write> FileWriter<W> {
         if keys.windows(2).any(|w| w[0] == w[1]) {
             return Err(invalid(Rule::F8, "a KV key appears twice"));
         }
-        if flags.has(FileFlags::HAS_KV_METADATA) && kv.is_empty() {
-            // RES-4: the flag promises a section; an empty one still carries its count.
-        }
+        // RES-4: HAS_KV_METADATA promises a section; an empty one still carries its count.
         let write_kv = flags.has(FileFlags::HAS_KV_METADATA) || !kv.is_empty();
         let (kv_offset, kv_length) = if write_kv {
             self.align(consts::KV_ALIGNMENT)?;
@@ -283,11 +336,10 @@ impl<W: Write> FileWriter<W> {
             };
             section.fill_defaults(Axis::Container, declared);
             let bytes = section.to_bytes();
-            let at = self.pos;
-            self.out.write_all(&bytes)?;
-            self.pos += bytes.len() as u64;
             let len = u32::try_from(bytes.len())
                 .map_err(|_| invalid(Rule::F19, "the KV section exceeds 4 GiB"))?;
+            let at = self.pos;
+            self.put(&bytes)?;
             (at, len)
         } else {
             (0, 0)
@@ -295,14 +347,13 @@ impl<W: Write> FileWriter<W> {
         if flags.has(FileFlags::SORTED_INDEX) {
             self.index
                 .entries
-                .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+                .sort_unstable_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
         }
         self.align(consts::INDEX_ALIGNMENT)?;
         self.index.fill_defaults(Axis::Container, declared);
         let index = self.index.to_bytes();
         let index_offset = self.pos;
-        self.out.write_all(&index)?;
-        self.pos += index.len() as u64;
+        self.put(&index)?;
         let crc = if flags.has(FileFlags::HAS_INDEX_CRC32C) {
             crc32c::crc32c(&index)
         } else {
@@ -316,10 +367,158 @@ impl<W: Write> FileWriter<W> {
             crc,
             b"HRRY".to_vec(),
         );
-        self.out.write_all(&trailer.to_bytes())?;
+        self.put(&trailer.to_bytes())?;
         self.out.flush()?;
         Ok(self.out)
     }
+}
+
+impl<W: Write + Seek> FileWriter<W> {
+    /// Start a file on an output that can seek: long runs of padding are seeked over (a file
+    /// system leaves a hole that reads as zeros) instead of written. The output must be
+    /// positioned at its start and hold nothing beyond it (a new file or an empty buffer).
+    pub fn seeking(out: W, options: &FileOptions) -> Result<FileWriter<W>, WriteError> {
+        Self::start(out, header_for(options), seek_or_write_zeros::<W>)
+    }
+}
+
+impl FileWriter<AtomicFile> {
+    /// Start a file that will appear at `path` only once it is complete: it is written to a
+    /// temporary file beside `path` (seeking over long padding), and [`Self::commit`] syncs
+    /// it and renames it into place. A writer dropped or a process killed before that leaves
+    /// nothing under `path` (an existing file there stays as it was).
+    ///
+    /// ```
+    /// use hurray_runtime::writer::{FileOptions, FileWriter, finalize, row_major};
+    /// use hurray_runtime::tags::ElementType;
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("model.hrry");
+    /// let mut w = FileWriter::create(&path, &FileOptions::default())?;
+    /// let d = finalize(row_major(ElementType::Float32, &[2]))?;
+    /// w.add_tensor("x", &d, &[&[0u8; 8]])?;
+    /// assert!(!path.exists());
+    /// w.commit(&[])?;
+    /// assert!(path.exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create(
+        path: impl AsRef<Path>,
+        options: &FileOptions,
+    ) -> Result<FileWriter<AtomicFile>, WriteError> {
+        FileWriter::seeking(AtomicFile::create(path.as_ref())?, options)
+    }
+
+    /// Finish the file ([`Self::finish`]) and put it in place ([`AtomicFile::commit`]).
+    pub fn commit(self, kv: &[KvEntry]) -> Result<(), WriteError> {
+        self.finish(kv)?.commit()?;
+        Ok(())
+    }
+}
+
+/// The header a new file starts with.
+fn header_for(options: &FileOptions) -> FileHeader {
+    let mut flags = FileFlags::HAS_INDEX_CRC32C;
+    if options.kv {
+        flags = flags.with(FileFlags::HAS_KV_METADATA);
+    }
+    if options.sorted_index {
+        flags = flags.with(FileFlags::SORTED_INDEX);
+    }
+    let v = options.container_version;
+    FileHeader::new(
+        b"HRRYFILE".to_vec(),
+        v.major,
+        v.minor,
+        flags,
+        options.data_buffer_alignment,
+        crate::file::HEADER_SIZE,
+        options.tensor_count_hint.unwrap_or(u64::MAX),
+    )
+}
+
+fn overflow(what: &str) -> WriteError {
+    invalid(
+        Rule::F27,
+        format!("{what} does not fit in 64 bits: the file would be too large"),
+    )
+}
+
+/// A file written beside its final path and put there only when complete (issue: no data
+/// lost): a temporary file in the same directory, written through a buffer; [`Self::commit`]
+/// flushes it, syncs it to the disk, renames it over the final path and syncs the directory.
+/// Dropped without a commit, the temporary file is removed; a process killed before the
+/// rename leaves at most a stray temporary file, never a partial file under the final name.
+#[derive(Debug)]
+pub struct AtomicFile {
+    out: std::io::BufWriter<tempfile::NamedTempFile>,
+    path: std::path::PathBuf,
+}
+
+impl AtomicFile {
+    /// A temporary file beside `path` (hidden, named after it), to be committed to `path`.
+    pub fn create(path: &Path) -> std::io::Result<AtomicFile> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let stem = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{stem}."))
+            .suffix(".partial")
+            .tempfile_in(dir)?;
+        Ok(AtomicFile {
+            out: std::io::BufWriter::with_capacity(1 << 20, temp),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flush, sync, rename into place, and sync the directory so the rename is durable.
+    pub fn commit(self) -> std::io::Result<()> {
+        let temp = self.out.into_inner().map_err(|e| e.into_error())?;
+        temp.as_file().sync_all()?;
+        temp.persist(&self.path).map_err(|e| e.error)?;
+        if let Some(dir) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Directories can be opened and synced on Unix; elsewhere the rename stands as is.
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Seek for AtomicFile {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.out.seek(to)
+    }
+}
+
+/// Write `bytes` to `path` the way [`AtomicFile`] does: complete, or not at all.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes)?;
+    f.commit()
 }
 
 /// W1/W2 for a file's trailing sections: the lowest container version that covers every KV
@@ -407,10 +606,13 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
     }
     w3(&d)?;
     never_reserved(&d)?;
-    d.fixed_header.descriptor_length = 0;
-    let len = d.to_bytes().len() as u32;
-    d.fixed_header.descriptor_length = len;
-    let bytes = d.to_bytes();
+    // Encoded once; the length field, whose value does not change the encoding's size, is
+    // patched in place.
+    let mut bytes = d.to_bytes();
+    let len = u32::try_from(bytes.len())
+        .map_err(|_| invalid(Rule::Hdr4, "a descriptor is at most 4 GiB"))?;
+    let at = crate::structures::FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
+    bytes[at..at + size_of::<u32>()].copy_from_slice(&len.to_le_bytes());
     descriptor::read(&bytes, config)?;
     Ok(bytes)
 }

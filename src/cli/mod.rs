@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 mod check;
 mod docs;
+mod explain;
 mod forward;
 mod rules;
 
@@ -21,7 +22,7 @@ mod rules;
 #[command(
     name = "hurray-spec",
     version,
-    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, release it, render its docs",
+    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs",
     after_help = "Data commands (decode, encode) are in the `hurray` binary; `hurray-spec decode …` runs it when it is installed beside this one or on PATH."
 )]
 struct Cli {
@@ -66,6 +67,18 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Explain a rule, resolution, lint or error code: its text, source, who it binds, what
+    /// enforces it, its rationale, and an example of a violation and its fix (from the
+    /// repository's test data beside the spec directory).
+    Explain {
+        /// A rule id (`TYP-2`), a seed's id (`S4`, `CD2`, `W3`), a resolution (`RES-9`), a
+        /// lint id (`s4-missing-default`) or an error code (`unknown-type-tag`).
+        id: String,
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Record the current spec as a release (append-only, in spec/releases).
     Release {
         #[arg(long, default_value = "spec")]
@@ -107,6 +120,7 @@ pub fn run() -> ExitCode {
         Command::Docs { spec, out, check } => docs::run(&spec, &out, check),
         Command::Lints { json } => check::list(json),
         Command::Rules { spec, json, check } => rules::run(&spec, json, check),
+        Command::Explain { id, spec, json } => explain::run(&spec, &id, json),
         Command::Release { spec, label } => check::release(&spec, label.as_deref()),
         Command::Forward(args) => forward::run(&args),
     }

@@ -6,32 +6,46 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use hurray_codegen::Loaded;
 use hurray_codegen::catalogue::{COVERAGE_TABLE, Catalogue, Coverage, Entry, Kind};
 use hurray_codegen::diag::{self, Format};
 use serde_json::{Value, json};
 
 /// The repository a spec directory belongs to: its parent.
-fn repository(spec: &Path) -> &Path {
+pub fn repository(spec: &Path) -> &Path {
     match spec.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     }
 }
 
-pub fn run(spec: &Path, json: bool, check: bool) -> ExitCode {
+/// Load a spec that must load cleanly; otherwise print why and give the exit code (2: it
+/// cannot be read, 1: it has errors).
+pub fn load_clean(spec: &Path) -> Result<Loaded, ExitCode> {
     let loaded = match hurray_codegen::load(spec) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: cannot read spec: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
-    let Some(model) = loaded.clean() else {
+    if loaded.clean().is_none() {
         eprint!(
             "{}",
             diag::render(&loaded.sources, loaded.diags.items(), Format::Human)
         );
         eprintln!("error: the spec does not load cleanly; `hurray-spec check` says why");
+        return Err(ExitCode::from(1));
+    }
+    Ok(loaded)
+}
+
+pub fn run(spec: &Path, json: bool, check: bool) -> ExitCode {
+    let loaded = match load_clean(spec) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let Some(model) = loaded.clean() else {
         return ExitCode::from(1);
     };
     let catalogue = Catalogue::of_spec(model);
@@ -85,6 +99,7 @@ pub fn entry_json(e: &Entry) -> Value {
         "enforced_by": words(&e.enforced_by, |x| x.word()),
         "lints": e.lints,
         "unenforceable": e.unenforceable,
+        "rationale": e.rationale.as_ref().map(|r| json!({ "text": r.text, "source": r.source })),
         "related": e.related,
         "tested_by": e.tested_by.as_ref().map(|ts| ts.iter().map(|t| json!({
             "kind": t.kind.word(),

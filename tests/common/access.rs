@@ -84,30 +84,35 @@ impl DecodedFile {
 /// Read a whole file, every rule applied, into owned values.
 pub fn decode_file(bytes: &[u8], config: &ReaderConfig) -> Result<DecodedFile, Error> {
     let f = read_file(bytes, config)?;
+    let mut tensors = Vec::with_capacity(f.len());
+    for t in f.tensors() {
+        let t = t?;
+        let checked = t.descriptor();
+        tensors.push(DecodedTensor {
+            name: t.name().to_string(),
+            entry: t.entry().owned(),
+            descriptor: checked.view.owned(),
+            descriptor_bytes: checked.view.bytes().to_vec(),
+            dereferenceable: checked.dereferenceable,
+            data: t.data().to_vec(),
+            buffers: t
+                .buffers()
+                .iter()
+                .map(|(at, b)| (*at, b.to_vec()))
+                .collect(),
+        });
+    }
     Ok(DecodedFile {
-        header: f.header.owned(),
-        trailer: f.trailer.owned(),
-        tensors: f
-            .tensors
-            .iter()
-            .map(|t| DecodedTensor {
-                name: t.name.to_string(),
-                entry: t.entry.owned(),
-                descriptor: t.descriptor.view.owned(),
-                descriptor_bytes: t.descriptor.view.bytes().to_vec(),
-                dereferenceable: t.descriptor.dereferenceable,
-                data: t.data.to_vec(),
-                buffers: t.buffers.iter().map(|(at, b)| (*at, b.to_vec())).collect(),
-            })
-            .collect(),
+        header: f.header().owned(),
+        trailer: f.trailer().owned(),
+        tensors,
         write_order: f.write_order(),
         kv: f
-            .kv
-            .as_ref()
+            .kv()
             .map(|k| k.entries().iter().map(|e| e.owned()).collect())
             .unwrap_or_default(),
         composites: f
-            .composites
+            .composites()?
             .iter()
             .map(|c| DecodedComposite {
                 head: c.head,
@@ -115,8 +120,8 @@ pub fn decode_file(bytes: &[u8], config: &ReaderConfig) -> Result<DecodedFile, E
                 complete: c.complete,
             })
             .collect(),
-        warnings: f.warnings.clone(),
-        contract: contract::file_value(&f),
+        warnings: f.warnings(),
+        contract: contract::file_value(&f)?,
     })
 }
 

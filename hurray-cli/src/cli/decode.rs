@@ -21,18 +21,60 @@ pub fn config(permissive: bool, readers: &[String]) -> Result<ReaderConfig, Stri
 }
 
 pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) -> ExitCode {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
-    };
     let cfg = match config(permissive, readers) {
         Ok(c) => c,
         Err(e) => return usage_error(e),
     };
-    if bytes.starts_with(b"HRRYFILE") {
-        return super::file::run(&bytes, json_out, &cfg);
+    if path.as_os_str() == "-" {
+        return stdin(json_out, &cfg);
     }
-    match descriptor::read(&bytes, &cfg) {
+    let mut magic = [0u8; 8];
+    let is_file = match std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read as _;
+        let mut n = 0;
+        while n < magic.len() {
+            match f.read(&mut magic[n..])? {
+                0 => break,
+                k => n += k,
+            }
+        }
+        Ok(magic[..n] == *b"HRRYFILE")
+    }) {
+        Ok(is_file) => is_file,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+    };
+    if is_file {
+        return super::file::run(path, json_out, &cfg);
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+    };
+    descriptor(&bytes, json_out, &cfg)
+}
+
+/// `decode -`: a file on standard input is read by the sequential reader (memory bounded by
+/// its largest descriptor and a chunk, whatever its size); a descriptor is read whole.
+fn stdin(json_out: bool, cfg: &ReaderConfig) -> ExitCode {
+    use std::io::Read as _;
+    let mut input = std::io::stdin().lock();
+    let mut magic = Vec::with_capacity(8);
+    if let Err(e) = input.by_ref().take(8).read_to_end(&mut magic) {
+        return usage_error(format!("cannot read standard input: {e}"));
+    }
+    let input = std::io::Cursor::new(magic.clone()).chain(input);
+    if magic == *b"HRRYFILE" {
+        return super::file::run_sequential(input, json_out, cfg);
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = { input }.read_to_end(&mut bytes) {
+        return usage_error(format!("cannot read standard input: {e}"));
+    }
+    descriptor(&bytes, json_out, cfg)
+}
+
+fn descriptor(bytes: &[u8], json_out: bool, cfg: &ReaderConfig) -> ExitCode {
+    match descriptor::read(bytes, cfg) {
         Ok(d) => {
             let owned = d.view.owned();
             let value = contract::descriptor_value(&owned);
@@ -83,7 +125,7 @@ pub fn encode(input: &Path, output: &Path, unchecked: bool) -> ExitCode {
             return rejected(&e);
         }
     }
-    if let Err(e) = std::fs::write(output, &bytes) {
+    if let Err(e) = hurray_runtime::writer::write_atomically(output, &bytes) {
         return usage_error(format!("cannot write {}: {e}", output.display()));
     }
     ExitCode::SUCCESS

@@ -37,6 +37,8 @@ enum Command {
         /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
         #[arg(long = "reader", value_name = "AXIS=VERSION")]
         readers: Vec<String>,
+        /// The file to decode; `-` reads standard input (a file there is read sequentially,
+        /// in memory bounded by its largest descriptor and a chunk).
         file: PathBuf,
     },
     /// Encode the JSON `decode --json` prints for a descriptor back to bytes, byte for byte.

@@ -67,6 +67,22 @@ impl Lower<'_> {
                         "add `unenforceable = \"<why>\"` with `enforced_by = \"none\"`, or remove it",
                     );
                 }
+                let rationale = match (&r0.rationale, &r0.rationale_source) {
+                    (Some(text), Some(source)) => Some(Rationale {
+                        text: text.get_ref().clone(),
+                        source: source.get_ref().clone(),
+                    }),
+                    (None, None) => None,
+                    (Some(one), None) | (None, Some(one)) => {
+                        self.err(
+                            &lints::BAD_VALUE,
+                            span(*file, one),
+                            "a rule's `rationale` and `rationale_source` go together",
+                            "say where the rationale is stated, or remove it",
+                        );
+                        None
+                    }
+                };
                 let code = r0.code.get_ref();
                 if code.is_empty()
                     || !code
@@ -104,6 +120,7 @@ impl Lower<'_> {
                     also_enforced_by,
                     lints: r0.lints.iter().map(|x| x.get_ref().clone()).collect(),
                     unenforceable: r0.unenforceable.as_ref().map(|x| x.get_ref().clone()),
+                    rationale,
                     span: span(*file, r),
                 });
             }

@@ -952,7 +952,17 @@ pub struct Rule {
     pub lints: Vec<String>,
     /// Why no software can enforce or observe it.
     pub unenforceable: Option<String>,
+    /// Why the rule exists, where a source states it.
+    pub rationale: Option<Rationale>,
     pub span: Span,
+}
+
+/// A rule's reason, as a source states it.
+#[derive(Debug, Clone)]
+pub struct Rationale {
+    pub text: String,
+    /// Where it is stated (a seed's or facts sheet's section).
+    pub source: String,
 }
 
 #[derive(Debug)]

@@ -2,11 +2,14 @@
 //! index structures, parameter arrays, and reserved element encodings. These are the
 //! sheets' SHOULD-checks (`validate`): rejected unless the reader is permissive.
 
+use std::ops::ControlFlow;
+
 use super::Facts;
+use super::address::{self, Undetermined};
 use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::generated::rules::Rule;
-use crate::generated::tags::{BlockTableIndexType, ElementType, Layout};
+use crate::generated::tags::{BlockTableIndexType, ElementType, LayoutClass};
 use crate::structures::{LayoutVariantView, SchemeVariantView};
 use crate::wire::{Array, TagClass, TagSpace};
 
@@ -85,9 +88,13 @@ fn coo(
     };
     let ind = u64s(b);
     let rank = f.rank as usize;
-    if rank == 0 || ind.len() != nnz as usize * rank {
+    // CO-8 (a size rule, rejecting in every mode) has matched the buffer to nnz × rank.
+    let entries = usize::try_from(nnz)
+        .ok()
+        .filter(|n| rank > 0 && n.checked_mul(rank) == Some(ind.len()));
+    let Some(nnz) = entries else {
         return Ok(());
-    }
+    };
     for (i, x) in ind.iter().enumerate() {
         let d = i % rank;
         if x >= f.shape[d] {
@@ -106,7 +113,7 @@ fn coo(
     let tuple =
         |i: usize| -> Vec<u64> { (0..rank).filter_map(|d| ind.get(i * rank + d)).collect() };
     if sorted {
-        for i in 1..nnz as usize {
+        for i in 1..nnz {
             if tuple(i - 1) >= tuple(i) {
                 ctx.violation(
                     Rule::Co6,
@@ -120,7 +127,7 @@ fn coo(
             }
         }
     } else {
-        let mut all: Vec<(Vec<u64>, usize)> = (0..nnz as usize).map(|i| (tuple(i), i)).collect();
+        let mut all: Vec<(Vec<u64>, usize)> = (0..nnz).map(|i| (tuple(i), i)).collect();
         all.sort();
         for w in all.windows(2) {
             if w[0].0 == w[1].0 {
@@ -516,8 +523,10 @@ fn zero_points(
     Ok(())
 }
 
-/// DAT-3: float8_e8m0 element bytes 0x00 and 0xFF are invalid (RES-20). Checked over the
-/// elements of row-/column-major tensors and the values of sparse ones.
+/// DAT-3: float8_e8m0 element bytes 0x00 and 0xFF are invalid (RES-20), in every layout:
+/// every element a dense layout addresses in buffer 0 (padding that layouts.md says is never
+/// read excepted), and every stored value of a sparse one. The one exception the spec makes
+/// is block-paged, whose token slots cannot be told from unused ones (BP-16).
 fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     if f.type_tag != ElementType::Float8E8m0.value() {
         return Ok(());
@@ -525,24 +534,38 @@ fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), E
     let Some((b, base)) = data.get(0) else {
         return Ok(());
     };
-    let range = match f.layout {
-        super::LayoutKind::Known(Layout::RowMajor | Layout::ColumnMajor) => {
-            let start = usize::try_from(f.v.byte_offset())
-                .unwrap_or(usize::MAX)
-                .min(b.len());
-            let n = f.count.and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
-            start..start.saturating_add(n).min(b.len())
+    let reserved = |x: u8| x == 0x00 || x == 0xFF;
+    let mut found: Option<usize> = None;
+    match f.class() {
+        Some(LayoutClass::Sparse) => found = b.iter().position(|x| reserved(*x)),
+        _ => {
+            // One byte per element: element offset o sits at byte byte_offset + o.
+            let off = i128::from(f.v.byte_offset());
+            let layout = f.v.layout_fields();
+            let walk = address::each_element(&layout, &f.shape, f.count, b.len() as u64, |o| {
+                let at = usize::try_from(off + o).ok().filter(|at| *at < b.len());
+                match at {
+                    Some(at) if reserved(b[at]) => {
+                        found = Some(at);
+                        ControlFlow::Break(())
+                    }
+                    _ => ControlFlow::Continue(()),
+                }
+            });
+            match walk {
+                Ok(_) => {}
+                // What the spec leaves unlocated: a dynamic dimension (RES-36), block-paged
+                // token slots (BP-16), a layout without a dense buffer 0 (sparse values are
+                // checked above; composite heads have no buffers; private layouts are opaque).
+                Err(Undetermined::Dynamic | Undetermined::PageSlots | Undetermined::NotDense) => {}
+                // More elements than buffer 0 holds: the layout's size rule (RM-3, ST-4,
+                // TL-7, MO-4, HI-6) rejects that in every mode before the data is read, so
+                // this happens only to a caller passing slices shorter than their handles.
+                Err(Undetermined::Oversized) => {}
+            }
         }
-        super::LayoutKind::Known(Layout::Coo | Layout::Csr | Layout::Csc | Layout::Csf) => {
-            0..b.len()
-        }
-        _ => return Ok(()),
-    };
-    if let Some(i) = b[range.clone()]
-        .iter()
-        .position(|x| *x == 0x00 || *x == 0xFF)
-    {
-        let at = range.start + i;
+    }
+    if let Some(at) = found {
         ctx.violation(
             Rule::Dat3,
             base + at as u64,

@@ -2,6 +2,7 @@
 //! layouts.md §3.2), for allocated types and private types described by their extension
 //! type section.
 
+use super::size::Size;
 use crate::generated::tags::{ElementType, Packing};
 use crate::wire::TagSpace;
 
@@ -35,13 +36,19 @@ impl ElementSize {
         }
     }
 
-    /// Bytes for `n` elements, saturating (a saturated size never fits any buffer).
-    pub fn bytes_for(self, n: u128) -> u128 {
+    /// Bytes for `n` elements, checked: `Size::OVER` when it overflows.
+    pub fn bytes(self, n: Size) -> Size {
         match self {
-            ElementSize::Bytes(w) => n.saturating_mul(u128::from(w)),
-            ElementSize::Packed { bits } => n.div_ceil(u128::from(8 / bits)),
-            ElementSize::Group6 => n.div_ceil(4).saturating_mul(3),
+            ElementSize::Bytes(w) => n.times(w),
+            ElementSize::Packed { bits } => n.div_ceil(u64::from(8 / bits.clamp(1, 8))),
+            ElementSize::Group6 => n.div_ceil(4).times(3u64),
         }
+    }
+
+    /// Bytes for `n` elements, saturating at `u128::MAX` (for builders that need a plain
+    /// number; the semantic layer uses the checked [`ElementSize::bytes`]).
+    pub fn bytes_for(self, n: u128) -> u128 {
+        self.bytes(Size::new(n)).get().unwrap_or(u128::MAX)
     }
 
     /// Byte width of one element when whole-byte.
@@ -61,15 +68,21 @@ pub fn all() -> impl Iterator<Item = (ElementType, ElementSize)> {
 /// The dynamic-dimension sentinel (SHP-3).
 pub const DYNAMIC: u64 = u64::MAX;
 
-/// The product of a shape, saturating; `None` when a dimension is dynamic (SHP-3: nothing
-/// is computed from it).
-pub fn element_count(shape: impl Iterator<Item = u64>) -> Option<u128> {
-    let mut n: u128 = 1;
+/// The product of a shape, checked; `None` when a dimension is dynamic (SHP-3: nothing is
+/// computed from it).
+pub fn count(shape: impl Iterator<Item = u64>) -> Option<Size> {
+    let mut n = Size::ONE;
     for d in shape {
         if d == DYNAMIC {
             return None;
         }
-        n = n.saturating_mul(u128::from(d));
+        n = n.times(d);
     }
     Some(n)
+}
+
+/// The product of a shape, saturating at `u128::MAX` (for builders; the semantic layer uses
+/// the checked [`count`]); `None` when a dimension is dynamic.
+pub fn element_count(shape: impl Iterator<Item = u64>) -> Option<u128> {
+    count(shape).map(|n| n.get().unwrap_or(u128::MAX))
 }

@@ -3,8 +3,10 @@
 //! Each check names the rule ids it enforces; the rule's action (from `spec/rules`) decides
 //! between rejection and a permissive acceptance.
 
+pub mod address;
 pub mod data;
 pub mod elements;
+pub mod size;
 
 use crate::ctx::Ctx;
 use crate::error::Error;
@@ -18,7 +20,8 @@ use crate::structures::{
     BufferHandleView, DescriptorView, FixedHeaderView, LayoutVariantView, SchemeVariantView,
 };
 use crate::wire::{Array, FixedSeq, TagClass, TagSpace};
-use elements::{DYNAMIC, ElementSize, element_count};
+use elements::{DYNAMIC, ElementSize};
+use size::Size;
 
 /// The layout of a descriptor as the semantic layer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,8 +85,8 @@ pub struct Facts<'v, 'a> {
     pub v: &'v DescriptorView<'a>,
     pub rank: u64,
     pub shape: Dims,
-    /// Element count; `None` when a dimension is dynamic (SHP-3, RES-36).
-    pub count: Option<u128>,
+    /// Element count, checked; `None` when a dimension is dynamic (SHP-3, RES-36).
+    pub count: Option<Size>,
     /// How elements occupy bytes; `None` for a type this reader cannot size.
     pub elem: Option<ElementSize>,
     pub type_tag: u32,
@@ -118,7 +121,7 @@ impl<'v, 'a> Facts<'v, 'a> {
         Facts {
             v,
             rank: u64::from(h.rank()),
-            count: element_count(shape.iter().copied()),
+            count: elements::count(shape.iter().copied()),
             shape,
             elem,
             type_tag,
@@ -464,133 +467,89 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     Ok(())
 }
 
+/// Buffer `buffer` holds `bytes` (exactly, or at least), else `rule` is broken. A size too
+/// large to compute fits no buffer: its rule is broken, never skipped. A missing buffer is
+/// the buffer-count rules' to report.
 fn need(
     f: &Facts<'_, '_>,
     ctx: &mut Ctx<'_>,
     rule: Rule,
     buffer: u64,
-    bytes: u128,
+    bytes: Size,
     exact: bool,
     what: &str,
 ) -> Result<(), Error> {
     let Some(b) = f.buffer(buffer) else {
         return Ok(());
     };
-    let have = u128::from(b.byte_size());
-    let ok = if exact { have == bytes } else { have >= bytes };
-    if !ok {
-        let relation = if exact { "exactly" } else { "at least" };
-        let need = if bytes > u128::from(u64::MAX) {
-            "more than 2^64".to_string()
-        } else {
-            bytes.to_string()
+    let have = b.byte_size();
+    if !bytes.fits(have, exact) {
+        let relation = match (bytes.is_over(), exact) {
+            (true, _) => "",
+            (false, true) => "exactly ",
+            (false, false) => "at least ",
         };
         ctx.violation(
             rule,
             f.byte_size_at(buffer),
-            format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation} {need}"),
+            format!("buffer {buffer} ({what}) has {have} bytes; it needs {relation}{bytes}"),
         )?;
     }
     Ok(())
 }
 
 /// Per-layout footprints and buffer sizes, and the layout-block rules tables cannot state.
+/// Every size is a checked [`Size`]: one too large to compute breaks the rule that asked
+/// for it, never passes.
 fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let lf = f.v.layout_fields();
     let dense_count = padded_count(f);
     match lf {
         LayoutVariantView::RowMajor | LayoutVariantView::ColumnMajor => {
             if let (Some(n), Some(e)) = (dense_count, f.elem) {
-                let off = u128::from(f.v.byte_offset());
+                let off = f.v.byte_offset();
                 // A buffer that holds the elements but not the padded extent breaks the
                 // block scheme's own rule (PB-12, NF-9, RES-38).
                 let holds_elements = f.count.is_some_and(|c| {
-                    f.buffer(0).is_some_and(|b| {
-                        u128::from(b.byte_size()) >= e.bytes_for(c).saturating_add(off)
-                    })
+                    f.buffer(0)
+                        .is_some_and(|b| e.bytes(c).plus(off).fits(b.byte_size(), false))
                 });
                 let rule = match f.scheme {
                     Some(Scheme::PerBlockAffine) if holds_elements => Rule::Pb12,
                     Some(Scheme::Nf4) if holds_elements => Rule::Nf9,
                     _ => Rule::Rm3,
                 };
-                need(
-                    f,
-                    ctx,
-                    rule,
-                    0,
-                    e.bytes_for(n).saturating_add(off),
-                    false,
-                    "data",
-                )?;
+                need(f, ctx, rule, 0, e.bytes(n).plus(off), false, "data")?;
             }
         }
         LayoutVariantView::Strided(s) => {
             // ST-2…ST-4 (RES-26): the footprint formula, in elements; nothing for an empty tensor.
-            if f.count.is_some_and(|n| n > 0)
+            if f.count.is_some_and(|n| !n.is_zero())
                 && let Some(e) = f.elem
             {
-                let (mut lo, mut hi): (i128, i128) = (0, 0);
-                for (k, st) in s.strides().iter().enumerate() {
-                    let ext = i128::from(st) * (i128::from(f.shape[k]) - 1);
-                    if ext < 0 { lo += ext } else { hi += ext }
-                }
-                let range = (hi - lo + 1) as u128;
-                let off = i128::from(f.v.byte_offset());
-                let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
-                match e.whole_bytes() {
-                    Some(w) => {
-                        let w = i128::from(w);
-                        if off + lo * w < 0 {
-                            ctx.violation(Rule::St2, f.v.byte_offset_at(), format!("byte_offset {off} leaves the lowest element {} bytes before buffer 0", -(off + lo * w)))?;
-                        } else if off.saturating_add((hi + 1).saturating_mul(w)) > size {
-                            ctx.violation(Rule::St3, f.v.byte_offset_at(), format!("the highest element ends at byte {}, past buffer 0's {size} bytes", off + (hi + 1) * w))?;
-                        }
-                    }
-                    None => {
-                        // Sub-byte types: bit-granular positions.
-                        let bits = match e {
-                            ElementSize::Packed { bits } => i128::from(bits),
-                            _ => 6,
-                        };
-                        if off * 8 + lo * bits < 0 {
-                            ctx.violation(
-                                Rule::St2,
-                                f.v.byte_offset_at(),
-                                "the lowest element lies before buffer 0",
-                            )?;
-                        } else if (off * 8).saturating_add((hi + 1).saturating_mul(bits))
-                            > size.saturating_mul(8)
-                        {
-                            ctx.violation(
-                                Rule::St3,
-                                f.v.byte_offset_at(),
-                                "the highest element lies past buffer 0",
-                            )?;
-                        }
-                    }
-                }
-                need(f, ctx, Rule::St4, 0, e.bytes_for(range), false, "data")?;
+                strided(f, ctx, &s.strides().to_vec(), e)?;
             }
         }
         LayoutVariantView::Tiled(t) => {
             // TL-7 (RES-27): full tiles of the outermost level.
             if let (Some(_), Some(e)) = (f.count, f.elem) {
-                let mut tiles: u128 = 1;
-                let mut per_tile: u128 = 1;
+                let mut tiles = Size::ONE;
+                let mut per_tile = Size::ONE;
                 for (k, ts) in t.tile_shape().iter().enumerate() {
-                    let ts = u128::from(ts.max(1));
-                    tiles = tiles.saturating_mul(u128::from(f.shape[k]).div_ceil(ts));
-                    per_tile = per_tile.saturating_mul(ts);
+                    // TL-2 rejects a zero tile extent before this runs.
+                    let ts = ts.max(1);
+                    tiles = tiles.times(Size::from(f.shape[k]).div_ceil(ts));
+                    per_tile = per_tile.times(ts);
                 }
+                // The tiles start at byte_offset, like every dense layout's elements.
                 need(
                     f,
                     ctx,
                     Rule::Tl7,
                     0,
-                    e.bytes_for(tiles.saturating_mul(per_tile)),
+                    e.bytes(tiles.times(per_tile)).plus(f.v.byte_offset()),
                     false,
-                    "data",
+                    "data from byte_offset",
                 )?;
             }
         }
@@ -599,6 +558,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             let bits: Vec<u32> = m.morton_bits().iter().collect();
             for (k, b) in bits.iter().enumerate() {
                 let dim = f.shape[k];
+                // dim ≤ 2^b holds for every u64 when b ≥ 64.
                 if dim != DYNAMIC && *b < 64 && dim > (1u64 << b) {
                     ctx.violation(
                         Rule::Mo3,
@@ -611,7 +571,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             let max = bits.iter().copied().max().unwrap_or(0) as u64;
             if total > 62 || max * f.rank > total {
                 ctx.violation(Rule::Mo4, m.morton_bits_at(), format!("morton_bits {bits:?}: codes need {} bits but the buffer holds 2^{total} elements (RES-28)", max * f.rank))?;
-            } else if f.count.is_some_and(|n| n > 0)
+            } else if f.count.is_some_and(|n| !n.is_zero())
                 && let Some(e) = f.elem
             {
                 need(
@@ -619,25 +579,30 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                     ctx,
                     Rule::Mo4,
                     0,
-                    e.bytes_for(1u128 << total),
+                    e.bytes(Size::pow2(total)).plus(f.v.byte_offset()),
                     false,
-                    "data",
+                    "data from byte_offset",
                 )?;
             }
         }
         LayoutVariantView::Coo(c) => {
             if let Some(e) = f.elem {
-                let nnz = u128::from(c.nnz());
-                need(f, ctx, Rule::Co8, 0, e.bytes_for(nnz), true, "values")?;
+                need(
+                    f,
+                    ctx,
+                    Rule::Co8,
+                    0,
+                    e.bytes(c.nnz().into()),
+                    true,
+                    "values",
+                )?;
             }
             need(
                 f,
                 ctx,
                 Rule::Co8,
                 1,
-                u128::from(c.nnz())
-                    .saturating_mul(u128::from(f.rank))
-                    .saturating_mul(8),
+                Size::from(c.nnz()).times(f.rank).times(8u64),
                 true,
                 "indices",
             )?;
@@ -646,18 +611,20 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         LayoutVariantView::Csc(c) => compressed(f, ctx, c.nnz(), 1, Rule::Cc10)?,
         LayoutVariantView::Csf(c) => {
             // CF-5: mode_order is a permutation.
-            let mut seen = vec![false; f.rank as usize];
+            let mut seen = vec![false; f.shape.len()];
             for (l, m) in c.mode_order().iter().enumerate() {
-                let ok = (m as usize) < seen.len() && !seen[m as usize];
-                if !ok {
-                    ctx.violation(
-                        Rule::Cf5,
-                        c.mode_order_at() + 4 * l as u64,
-                        format!("mode_order[{l}] = {m} repeats or is ≥ rank"),
-                    )?;
-                    break;
+                let slot = usize::try_from(m).ok().and_then(|m| seen.get_mut(m));
+                match slot {
+                    Some(s) if !*s => *s = true,
+                    _ => {
+                        ctx.violation(
+                            Rule::Cf5,
+                            c.mode_order_at() + 4 * l as u64,
+                            format!("mode_order[{l}] = {m} repeats or is ≥ rank"),
+                        )?;
+                        break;
+                    }
                 }
-                seen[m as usize] = true;
             }
             if let Some(e) = f.elem {
                 need(
@@ -665,18 +632,18 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                     ctx,
                     Rule::Cf16,
                     0,
-                    e.bytes_for(u128::from(c.nnz())),
+                    e.bytes(c.nnz().into()),
                     true,
                     "values",
                 )?;
             }
-            need(f, ctx, Rule::Cf16, 1, 16, true, "pos_0")?;
+            need(f, ctx, Rule::Cf16, 1, Size::new(16u64), true, "pos_0")?;
             need(
                 f,
                 ctx,
                 Rule::Cf16,
                 2 * f.rank,
-                u128::from(c.nnz()) * 8,
+                Size::from(c.nnz()).times(8u64),
                 true,
                 "leaf crd",
             )?;
@@ -702,7 +669,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 ctx,
                 Rule::Bp22,
                 2,
-                (u128::from(p.num_seqs()) + 1) * u128::from(ib),
+                Size::from(p.num_seqs()).plus(1u64).times(ib),
                 true,
                 "seq_ptr",
             )?;
@@ -719,11 +686,13 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 && h != DYNAMIC
                 && d != DYNAMIC
             {
-                let n = u128::from(p.num_pages())
-                    .saturating_mul(u128::from(p.page_size()))
-                    .saturating_mul(u128::from(h))
-                    .saturating_mul(u128::from(d));
-                need(f, ctx, Rule::Bp23, 0, e.bytes_for(n), false, "page_pool")?;
+                let n = Size::product([
+                    p.num_pages().into(),
+                    p.page_size().into(),
+                    h.into(),
+                    d.into(),
+                ]);
+                need(f, ctx, Rule::Bp23, 0, e.bytes(n), false, "page_pool")?;
             }
         }
         LayoutVariantView::Composite(c) => {
@@ -767,18 +736,20 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 }
             }
             if let Some(e) = f.elem {
-                let bits = u64::from(h.hilbert_rank()).saturating_mul(u64::from(p));
-                if bits < 127 {
-                    need(
-                        f,
-                        ctx,
-                        Rule::Hi6,
-                        0,
-                        e.bytes_for(1u128 << bits),
-                        true,
-                        "data",
-                    )?;
-                }
+                // 2^(r·p) elements however large r·p is: beyond 2^128 no buffer holds them.
+                let bits = u64::from(h.hilbert_rank()) * u64::from(p);
+                let bytes = e.bytes(Size::pow2(bits));
+                need(f, ctx, Rule::Hi6, 0, bytes, true, "data")?;
+                // The elements start at byte_offset, so they must end inside the buffer too.
+                need(
+                    f,
+                    ctx,
+                    Rule::Hi6,
+                    0,
+                    bytes.plus(f.v.byte_offset()),
+                    false,
+                    "data from byte_offset",
+                )?;
             }
         }
         LayoutVariantView::Private(_, x) => {
@@ -801,6 +772,65 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     Ok(())
 }
 
+/// ST-2, ST-3, ST-4 for a non-empty strided tensor (RES-26): the lowest element at or after
+/// byte 0 of buffer 0, the highest ending inside it, and `range_elements` held. Positions are
+/// checked in `i128`; a footprint too large to compute lies outside every buffer.
+fn strided(
+    f: &Facts<'_, '_>,
+    ctx: &mut Ctx<'_>,
+    strides: &[i64],
+    e: ElementSize,
+) -> Result<(), Error> {
+    let at = f.v.byte_offset_at();
+    let fp = match address::strided_footprint(&f.shape, strides) {
+        Ok(fp) => fp,
+        Err(address::FootprintOverflow::Low) => {
+            let why = "the lowest element lies more than 2^127 elements before element [0,…,0]";
+            return ctx.violation(Rule::St2, at, why);
+        }
+        Err(address::FootprintOverflow::High) => {
+            let why = "the highest element lies more than 2^127 elements after element [0,…,0]";
+            return ctx.violation(Rule::St3, at, why);
+        }
+    };
+    let off = i128::from(f.v.byte_offset());
+    let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
+    // Positions in bits, so whole-byte and sub-byte types share one check (6-bit types are
+    // bit-granular too, DAT-4 governing access, not placement).
+    let bits = match e {
+        ElementSize::Bytes(w) => i128::from(w) * 8,
+        ElementSize::Packed { bits } => i128::from(bits),
+        ElementSize::Group6 => 6,
+    };
+    let low = fp.lo.checked_mul(bits).and_then(|x| x.checked_add(off * 8));
+    if low.is_none_or(|x| x < 0) {
+        ctx.violation(
+            Rule::St2,
+            at,
+            format!(
+                "byte_offset {off} leaves the lowest element (offset {}) before buffer 0",
+                fp.lo
+            ),
+        )?;
+    }
+    let high = fp
+        .hi
+        .checked_add(1)
+        .and_then(|x| x.checked_mul(bits))
+        .and_then(|x| x.checked_add(off * 8));
+    if high.is_none_or(|x| x > size * 8) {
+        ctx.violation(
+            Rule::St3,
+            at,
+            format!(
+                "the highest element (offset {}) ends past buffer 0's {size} bytes",
+                fp.hi
+            ),
+        )?;
+    }
+    need(f, ctx, Rule::St4, 0, e.bytes(fp.range()), false, "data")
+}
+
 /// CSR (`dim` 0) and CSC (`dim` 1) buffer sizes (CR-10, CC-10).
 fn compressed(
     f: &Facts<'_, '_>,
@@ -810,44 +840,45 @@ fn compressed(
     rule: Rule,
 ) -> Result<(), Error> {
     if let Some(e) = f.elem {
-        need(
-            f,
-            ctx,
-            rule,
-            0,
-            e.bytes_for(u128::from(nnz)),
-            true,
-            "values",
-        )?;
+        need(f, ctx, rule, 0, e.bytes(nnz.into()), true, "values")?;
     }
-    need(f, ctx, rule, 1, u128::from(nnz) * 8, true, "indices")?;
+    need(
+        f,
+        ctx,
+        rule,
+        1,
+        Size::from(nnz).times(8u64),
+        true,
+        "indices",
+    )?;
     if let Some(&n) = f.shape.get(dim)
         && n != DYNAMIC
     {
-        need(f, ctx, rule, 2, (u128::from(n) + 1) * 8, true, "pointers")?;
+        let pointers = Size::from(n).plus(1u64).times(8u64);
+        need(f, ctx, rule, 2, pointers, true, "pointers")?;
     }
     Ok(())
 }
 
 /// The element count a dense buffer must hold: the shape's, with the quantized axis
 /// rounded up to whole blocks for per-block affine and NF4 (RES-38, PB-12, NF-9).
-fn padded_count(f: &Facts<'_, '_>) -> Option<u128> {
+fn padded_count(f: &Facts<'_, '_>) -> Option<Size> {
     let (axis, block) = match f.v.quantization().map(|q| q.payload()) {
         Some(SchemeVariantView::PerBlockAffine(p)) => (p.axis(), p.block_size()),
         Some(SchemeVariantView::Nf4(p)) => (p.axis(), p.block_size()),
         _ => return f.count,
     };
-    let mut n: u128 = 1;
+    let mut n = Size::ONE;
     for (k, d) in f.shape.iter().enumerate() {
         if *d == DYNAMIC {
             return None;
         }
-        let d = u128::from(*d);
-        n = n.saturating_mul(if k as u64 == u64::from(axis) && block > 0 {
-            d.div_ceil(u128::from(block)) * u128::from(block)
+        let extent = if k as u64 == u64::from(axis) && block > 0 {
+            Size::from(*d).div_ceil(u64::from(block)).times(block)
         } else {
-            d
-        });
+            Size::from(*d)
+        };
+        n = n.times(extent);
     }
     Some(n)
 }
@@ -902,7 +933,7 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             let Some(c) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Pc6)? else {
                 return Ok(());
             };
-            param_sizes(f, ctx, Rule::Pc7, u128::from(c), 4, 4)?;
+            param_sizes(f, ctx, Rule::Pc7, Size::from(c), 4, 4)?;
         }
         SchemeVariantView::PerBlockAffine(p) => {
             let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Pb5)? else {
@@ -1016,36 +1047,42 @@ fn block_within(
 }
 
 /// Whether a zero point lies in the storage type's range (quantization.md §3.3, RES-39).
+/// Computed in `i128`, so every integer type up to 64 bits has its range without overflow.
 pub fn zero_point_in_range(t: ElementType, z: i64) -> bool {
-    let bits = i64::from(t.bits());
+    let bits = t.bits().clamp(1, 64);
+    let z = i128::from(z);
     match t.kind() {
-        ElementKind::Signed => z >= -(1i64 << (bits - 1)) && z < (1i64 << (bits - 1)),
-        ElementKind::Unsigned if bits >= 32 => (0..=i64::from(i32::MAX)).contains(&z),
-        ElementKind::Unsigned => z >= 0 && z < (1i64 << bits),
+        ElementKind::Signed => {
+            let half = 1i128 << (bits - 1);
+            -half <= z && z < half
+        }
+        ElementKind::Unsigned if bits >= 32 => (0..=i128::from(i32::MAX)).contains(&z),
+        ElementKind::Unsigned => (0..1i128 << bits).contains(&z),
         _ => false,
     }
 }
 
 /// Blocks of a block scheme: `ceil(S/K)` (or `S/K` for MXFP) times the other dimensions
-/// (layouts with per-page scales count `num_pages × page_size`, BP-14).
-fn num_blocks(f: &Facts<'_, '_>, axis: u32, block: u32, exact: bool) -> Option<u128> {
+/// (layouts with per-page scales count `num_pages × page_size`, BP-14). `None` when a
+/// dimension is dynamic or the block size is zero (their own rules report those).
+fn num_blocks(f: &Facts<'_, '_>, axis: u32, block: u32, exact: bool) -> Option<Size> {
     if let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields() {
-        return Some(u128::from(bp.num_pages()) * u128::from(bp.page_size()));
+        return Some(Size::from(bp.num_pages()).times(bp.page_size()));
     }
     if block == 0 {
         return None;
     }
-    let mut n: u128 = 1;
+    let mut n = Size::ONE;
     for (k, d) in f.shape.iter().enumerate() {
         if *d == DYNAMIC {
             return None;
         }
-        let d = u128::from(*d);
-        n = n.saturating_mul(if k as u64 == u64::from(axis) {
+        let d = Size::from(*d);
+        n = n.times(if k as u64 == u64::from(axis) {
             if exact {
-                d / u128::from(block)
+                d.div_floor(u64::from(block))
             } else {
-                d.div_ceil(u128::from(block))
+                d.div_ceil(u64::from(block))
             }
         } else {
             d
@@ -1055,14 +1092,15 @@ fn num_blocks(f: &Facts<'_, '_>, axis: u32, block: u32, exact: bool) -> Option<u
 }
 
 /// Exact parameter buffer sizes: `count` scales of `scale_bytes`, `count` zero points of
-/// `zp_bytes`; a shared entry holds both end to end (P3, RES-37).
+/// `zp_bytes`; a shared entry holds both end to end (P3, RES-37). A count too large to
+/// compute breaks `rule` like any other wrong size.
 fn param_sizes(
     f: &Facts<'_, '_>,
     ctx: &mut Ctx<'_>,
     rule: Rule,
-    count: u128,
-    scale_bytes: u128,
-    zp_bytes: u128,
+    count: Size,
+    scale_bytes: u64,
+    zp_bytes: u64,
 ) -> Result<(), Error> {
     let scale = f
         .params
@@ -1078,16 +1116,32 @@ fn param_sizes(
             ctx,
             rule,
             s.index,
-            count * (scale_bytes + zp_bytes),
+            count.times(scale_bytes + zp_bytes),
             true,
             "shared scales and zero points",
         )?,
         (s, z) => {
             if let Some(s) = s {
-                need(f, ctx, rule, s.index, count * scale_bytes, true, "scales")?;
+                need(
+                    f,
+                    ctx,
+                    rule,
+                    s.index,
+                    count.times(scale_bytes),
+                    true,
+                    "scales",
+                )?;
             }
             if let Some(z) = z {
-                need(f, ctx, rule, z.index, count * zp_bytes, true, "zero points")?;
+                need(
+                    f,
+                    ctx,
+                    rule,
+                    z.index,
+                    count.times(zp_bytes),
+                    true,
+                    "zero points",
+                )?;
             }
         }
     }
@@ -1180,4 +1234,39 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_point_ranges_hold_for_every_integer_type_without_overflow() {
+        for t in ElementType::ALL {
+            let bits = t.bits();
+            match t.kind() {
+                ElementKind::Signed => {
+                    let half = 1i128 << (bits - 1);
+                    let (lo, hi) = (-half, half - 1);
+                    for (z, ok) in [(lo, true), (hi, true), (lo - 1, false), (hi + 1, false)] {
+                        if let Ok(z) = i64::try_from(z) {
+                            assert_eq!(zero_point_in_range(*t, z), ok, "{} {z}", t.name());
+                        }
+                    }
+                }
+                ElementKind::Unsigned => {
+                    assert!(zero_point_in_range(*t, 0));
+                    assert!(!zero_point_in_range(*t, -1));
+                    let hi = if bits >= 32 {
+                        i64::from(i32::MAX)
+                    } else {
+                        (1i64 << bits) - 1
+                    };
+                    assert!(zero_point_in_range(*t, hi), "{}", t.name());
+                    assert!(!zero_point_in_range(*t, hi + 1), "{}", t.name());
+                }
+                _ => assert!(!zero_point_in_range(*t, 0)),
+            }
+        }
+    }
 }

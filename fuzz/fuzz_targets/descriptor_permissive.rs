@@ -1,0 +1,7 @@
+//! Fuzz target `descriptor_permissive`: see `hurray_fuzz::descriptor_permissive` and fuzz/README.md.
+#![no_main]
+
+#[global_allocator]
+static ALLOCATOR: hurray_fuzz::Counting = hurray_fuzz::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| hurray_fuzz::descriptor_permissive(data));

@@ -1,0 +1,750 @@
+//! The fuzz harness: what each fuzz target does with one input, the allocation budget every
+//! decoder keeps, the seeds derived from `tests/corpus` and `spec/`, and the dictionary
+//! derived from the spec's tables. The cargo-fuzz targets in `fuzz_targets/` are one line
+//! each over these functions, and the workspace's `tests/fuzz_replay.rs` includes this very
+//! file to replay the corpora and regression inputs through the same code on stable Rust.
+//!
+//! Every function here panics exactly when it finds a bug: a decoder that panics, hangs,
+//! allocates more than a small multiple of its input, rejects with a malformed error, or
+//! accepts a descriptor it does not re-encode byte for byte.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hurray_codegen::amend::{AxisNames, classify, rules, snapshot};
+use hurray_codegen::diag::Diagnostics;
+use hurray_codegen::model::{CheckKind, Spec};
+use hurray_codegen::source::SourceMap;
+
+// ---------------------------------------------------------------------------------------
+// Allocation accounting.
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// A global allocator that counts live bytes and their peak; install it with
+/// `#[global_allocator]` in each binary that runs the harness.
+#[derive(Debug)]
+pub struct Counting;
+
+fn grew(n: usize) {
+    let now = CURRENT.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        grew(l.size());
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        CURRENT.fetch_sub(l.size(), Ordering::Relaxed);
+        // SAFETY: `p` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        grew(l.size());
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        if new >= l.size() {
+            grew(new - l.size());
+        } else {
+            CURRENT.fetch_sub(l.size() - new, Ordering::Relaxed);
+        }
+        // SAFETY: `p` came from `System` with layout `l`.
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+/// What a decoder may allocate for an input of `len` bytes: a small multiple of it, plus a
+/// constant for its own tables (the bound of `tests/robustness.rs`).
+pub fn budget(len: usize) -> usize {
+    16 * len + 256 * 1024
+}
+
+/// Run `f` and assert that it allocates at most [`budget`]`(len)` bytes more than it found.
+/// Without the counting allocator installed the peak stays 0 and nothing is asserted.
+fn within_budget(len: usize, what: &str, f: impl FnOnce()) {
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    f();
+    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    assert!(
+        peak <= budget(len),
+        "{what}: {peak} bytes allocated for a {len}-byte input (budget {})",
+        budget(len)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The targets.
+
+/// The fuzz targets, by the name of their binary and corpus directory.
+pub const TARGETS: &[&str] = &[
+    "descriptor_strict",
+    "descriptor_permissive",
+    "descriptor_pinned",
+    "file",
+    "quantization",
+    "spec_load",
+    "amendment",
+];
+
+/// Run the target named `name` on `data`.
+pub fn run(name: &str, data: &[u8]) {
+    match name {
+        "descriptor_strict" => descriptor_strict(data),
+        "descriptor_permissive" => descriptor_permissive(data),
+        "descriptor_pinned" => descriptor_pinned(data),
+        "file" => file(data),
+        "quantization" => quantization(data),
+        "spec_load" => spec_load(data),
+        "amendment" => amendment(data),
+        other => panic!("no fuzz target `{other}`"),
+    }
+}
+
+/// An error is a value with a stable kebab-case code and an offset inside the input (a
+/// descriptor's end may be reported just past it).
+fn well_formed(code: &str, offset: u64, len: usize, detail: &str) {
+    assert!(
+        !code.is_empty()
+            && code
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+        "malformed error code `{code}`"
+    );
+    assert!(
+        offset <= len as u64 + 64,
+        "error offset {offset} past a {len}-byte input: {detail}"
+    );
+}
+
+/// The descriptor read, instantiated for a runtime crate (the workspace's, or the newer
+/// `hurray-runtime-matrix` build acting as an older reader).
+macro_rules! descriptor_harness {
+    ($name:ident, $rt:ident) => {
+        /// Read `data` as a descriptor and its trailing bytes as its buffers: structure,
+        /// semantic rules, re-encoding, the contract value, and the data checks.
+        fn $name(data: &[u8], config: &$rt::ReaderConfig) {
+            use $rt::descriptor;
+            within_budget(data.len(), "descriptor", || {
+                match descriptor::read_prefix(data, 0, config) {
+                    Ok((mut d, len)) => {
+                        let owned = d.view.owned();
+                        let again = owned.to_bytes();
+                        if !config.is_permissive() && d.view.skipped().is_empty() {
+                            // A strict reader at a version it knows keeps nothing back.
+                            assert_eq!(
+                                again,
+                                &data[..len],
+                                "an accepted descriptor does not re-encode byte for byte"
+                            );
+                        }
+                        let _ = $rt::contract::descriptor_value(&owned);
+                        // The bytes after the descriptor are its buffers, in table order.
+                        let rest = &data[len..];
+                        let sizes: Vec<u64> = d
+                            .view
+                            .buffer_table()
+                            .buffers()
+                            .iter()
+                            .map(|b| b.byte_size())
+                            .collect();
+                        let mut slices = Vec::with_capacity(sizes.len());
+                        let mut offsets = Vec::with_capacity(sizes.len());
+                        let mut at = 0usize;
+                        for s in &sizes {
+                            let end = usize::try_from(*s)
+                                .ok()
+                                .and_then(|s| at.checked_add(s))
+                                .filter(|end| *end <= rest.len());
+                            let Some(end) = end else { break };
+                            slices.push(&rest[at..end]);
+                            offsets.push((len + at) as u64);
+                            at = end;
+                        }
+                        if slices.len() == sizes.len() {
+                            if let Err(e) =
+                                descriptor::check_data(&mut d, &slices, &offsets, config)
+                            {
+                                well_formed(e.code(), e.offset(), data.len(), e.detail());
+                            }
+                        }
+                    }
+                    Err(e) => well_formed(e.code(), e.offset(), data.len(), e.detail()),
+                }
+                if let Err(e) = descriptor::read(data, config) {
+                    well_formed(e.code(), e.offset(), data.len(), e.detail());
+                }
+            });
+        }
+    };
+}
+
+descriptor_harness!(descriptor_current, hurray_runtime);
+descriptor_harness!(descriptor_matrix, hurray_runtime_matrix);
+
+/// `descriptor_strict`: the default reader.
+pub fn descriptor_strict(data: &[u8]) {
+    descriptor_current(data, &hurray_runtime::ReaderConfig::new());
+}
+
+/// `descriptor_permissive`: RES-8, RES-9 acceptances.
+pub fn descriptor_permissive(data: &[u8]) {
+    descriptor_current(data, &hurray_runtime::ReaderConfig::new().permissive(true));
+}
+
+/// `descriptor_pinned`: the runtime generated from the amended spec of the compatibility
+/// matrix (newer minors on every axis), pinned to every axis's initial version, strict and
+/// permissive: a newer build acting as an older reader (CD1, CD2, R4).
+pub fn descriptor_pinned(data: &[u8]) {
+    use hurray_runtime_matrix::{ReaderConfig, axes::Axis};
+    let mut pinned = ReaderConfig::new();
+    for a in Axis::ALL {
+        pinned = pinned
+            .with_version(*a, a.initial())
+            .expect("every axis reads its initial version");
+    }
+    descriptor_matrix(data, &pinned);
+    descriptor_matrix(data, &pinned.permissive(true));
+}
+
+/// `file`: open a file container, read every tensor and the KV section, find every tensor
+/// by name, and build its contract value; strict and permissive.
+pub fn file(data: &[u8]) {
+    use hurray_runtime::{ReaderConfig, contract, file};
+    for config in [ReaderConfig::new(), ReaderConfig::new().permissive(true)] {
+        within_budget(data.len(), "file", || match file::read(data, &config) {
+            Ok(f) => {
+                for (i, t) in f.tensors().enumerate() {
+                    let t = t.expect("read checked every tensor");
+                    let found = f
+                        .tensor(t.name())
+                        .expect("a checked tensor stays checked")
+                        .expect("every indexed name is found");
+                    assert_eq!(found.descriptor_offset(), t.descriptor_offset());
+                    assert_eq!(found.index(), i);
+                    let _ = t.descriptor().view.owned();
+                }
+                if let Some(kv) = f.kv() {
+                    for e in kv.entries() {
+                        let _ = (e.key(), e.value().owned());
+                    }
+                }
+                let _ = contract::file_value(&f);
+            }
+            Err(e) => well_formed(e.code(), e.offset(), data.len(), e.detail()),
+        });
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Quantization payloads.
+
+/// The repository root (the fuzz crate sits in `fuzz/`, the replay test at the root).
+pub fn root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if here.join("spec").is_dir() {
+        here
+    } else {
+        here.join("..")
+    }
+}
+
+/// A quantized descriptor of the corpus whose payload a fuzz input replaces.
+#[derive(Debug)]
+struct Template {
+    bytes: Vec<u8>,
+    /// Offset of `quantization_length`; the payload follows it.
+    section: usize,
+    payload_len: usize,
+    buffer_sizes: Vec<u64>,
+}
+
+/// Every valid quantized descriptor of `tests/corpus/valid` a default reader accepts, in
+/// file-name order: at least one per scheme and storage type.
+fn templates() -> &'static [Template] {
+    static T: OnceLock<Vec<Template>> = OnceLock::new();
+    T.get_or_init(|| {
+        let dir = root().join("tests/corpus/valid");
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        paths.sort();
+        let config = hurray_runtime::ReaderConfig::new();
+        paths
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+            .filter_map(|p| std::fs::read(p).ok())
+            .filter_map(|bytes| {
+                let d = hurray_runtime::descriptor::read(&bytes, &config).ok()?;
+                let q = d.view.quantization()?;
+                let section = usize::try_from(q.offset()).ok()?;
+                let payload_len = q.bytes().len().checked_sub(4)?;
+                let buffer_sizes = d
+                    .view
+                    .buffer_table()
+                    .buffers()
+                    .iter()
+                    .map(|b| b.byte_size())
+                    .collect();
+                Some(Template {
+                    section,
+                    payload_len,
+                    buffer_sizes,
+                    bytes: bytes.clone(),
+                })
+            })
+            .collect()
+    })
+}
+
+/// The descriptor of template `which` with its scheme payload replaced by `payload`
+/// (`quantization_length` and `descriptor_length` follow), and its buffers.
+fn splice(which: usize, payload: &[u8]) -> Option<(Vec<u8>, Vec<u64>)> {
+    let ts = templates();
+    let t = ts.get(which % ts.len().max(1))?;
+    let mut out = t.bytes[..t.section].to_vec();
+    out.extend_from_slice(&u32::try_from(payload.len()).ok()?.to_le_bytes());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(&t.bytes[t.section + 4 + t.payload_len..]);
+    let at = hurray_runtime::structures::FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
+    let len = u32::try_from(out.len()).ok()?;
+    out.get_mut(at..at + 4)?.copy_from_slice(&len.to_le_bytes());
+    Some((out, t.buffer_sizes.clone()))
+}
+
+/// `quantization`: byte 0 picks a quantized template descriptor, the rest is its scheme
+/// payload (from the scheme tag on). The spliced descriptor is read strict and permissive,
+/// its buffers filled with the payload's bytes over and over, so the parameter checks see
+/// fuzzed values too.
+pub fn quantization(data: &[u8]) {
+    let Some((&which, payload)) = data.split_first() else {
+        return;
+    };
+    let Some((mut bytes, sizes)) = splice(usize::from(which), payload) else {
+        return;
+    };
+    // Buffers of the template's sizes, within a fixed cap.
+    if sizes.iter().sum::<u64>() <= 1 << 16 {
+        let fill: Vec<u8> = if payload.is_empty() {
+            vec![0x3F]
+        } else {
+            payload.to_vec()
+        };
+        for s in sizes {
+            bytes.extend(fill.iter().cycle().take(s as usize));
+        }
+    }
+    descriptor_strict(&bytes);
+    descriptor_permissive(&bytes);
+}
+
+/// Seeds of the `quantization` target: each template's own payload behind its index.
+pub fn quantization_seeds() -> Vec<Vec<u8>> {
+    templates()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let mut s = vec![u8::try_from(i).ok()?];
+            s.extend_from_slice(&t.bytes[t.section + 4..t.section + 4 + t.payload_len]);
+            Some(s)
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// The spec loader and the amendment checker.
+
+/// Every TOML file of `spec/` the loader reads, as (path relative to `spec/`, text).
+fn spec_texts() -> &'static [(PathBuf, String)] {
+    static S: OnceLock<Vec<(PathBuf, String)>> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = root().join("spec");
+        hurray_codegen::load::spec_files(&dir)
+            .expect("spec/ lists")
+            .into_iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).expect("spec file reads");
+                (p.strip_prefix(&dir).unwrap_or(&p).to_path_buf(), text)
+            })
+            .collect()
+    })
+}
+
+/// The first line a `spec_load` input may start with to say which file it replaces.
+fn spec_header(rel: &Path) -> String {
+    format!("# spec/{}\n", rel.display())
+}
+
+/// Load the spec with one file's text replaced: lower, lay out and validate it, and for a
+/// clean result also snapshot it and run both emitters, which must not fail.
+fn load_with(replaced: usize, text: &str) {
+    let dir = root().join("spec");
+    // Most inputs are not even TOML of the file's schema: parse that file alone first, and
+    // load the whole spec only when it parses (the other files cost the same every time).
+    let (rel, _) = &spec_texts()[replaced];
+    let mut sources = SourceMap::default();
+    let mut diags = Diagnostics::default();
+    let one = vec![(
+        rel.display().to_string(),
+        rel.clone(),
+        dir.join(rel),
+        text.to_string(),
+    )];
+    let _ = hurray_codegen::load::load_texts(one, &mut sources, &mut diags);
+    if diags.has_errors() {
+        let _ = hurray_codegen::diag::render(
+            &sources,
+            diags.items(),
+            hurray_codegen::diag::Format::Human,
+        );
+        return;
+    }
+    let files = spec_texts()
+        .iter()
+        .enumerate()
+        .map(|(i, (rel, t))| {
+            let full = dir.join(rel);
+            let body = if i == replaced {
+                text.to_string()
+            } else {
+                t.clone()
+            };
+            (rel.display().to_string(), rel.clone(), full, body)
+        })
+        .collect();
+    let mut sources = SourceMap::default();
+    let mut diags = Diagnostics::default();
+    let raw = hurray_codegen::load::load_texts(files, &mut sources, &mut diags);
+    let loaded = hurray_codegen::finish(raw, sources, diags);
+    for format in [
+        hurray_codegen::diag::Format::Human,
+        hurray_codegen::diag::Format::Json,
+    ] {
+        let _ = hurray_codegen::diag::render(&loaded.sources, loaded.diags.items(), format);
+    }
+    if let Some(spec) = loaded.clean() {
+        let (snap, _) = snapshot::of_spec(spec);
+        let _ = hurray_codegen::emit::markdown::pages(spec);
+        // The Rust emitter formats some 20,000 lines: run it when the format itself changed
+        // (the snapshot differs from the released spec's), not for every edit of a title.
+        if snap != base().snapshot {
+            let _ = hurray_codegen::emit::rust::runtime(spec);
+        }
+    }
+}
+
+/// `spec_load`: the input replaces one file of `spec/`: the one its first line names
+/// (`# spec/rules/descriptor.toml`), else the one its first byte picks.
+pub fn spec_load(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let files = spec_texts();
+    let named = files
+        .iter()
+        .position(|(rel, _)| text.starts_with(&spec_header(rel)));
+    let which =
+        named.unwrap_or_else(|| usize::from(data.first().copied().unwrap_or(0)) % files.len());
+    load_with(which, &text);
+}
+
+/// Seeds of the `spec_load` target: every spec file behind the line that names it.
+pub fn spec_load_seeds() -> Vec<Vec<u8>> {
+    spec_texts()
+        .iter()
+        .map(|(rel, text)| format!("{}{text}", spec_header(rel)).into_bytes())
+        .collect()
+}
+
+/// The released spec, loaded once: its model and its snapshot as a TOML tree.
+struct Base {
+    spec: Spec,
+    snapshot: snapshot::Snapshot,
+    tree: toml::Value,
+    /// Paths to every leaf of `tree` (keys and array indices).
+    leaves: Vec<Vec<Step>>,
+    /// Every string of the snapshot, for mutations that reuse a name.
+    strings: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+fn base() -> &'static Base {
+    static B: OnceLock<Base> = OnceLock::new();
+    B.get_or_init(|| {
+        let loaded = hurray_codegen::load(&root().join("spec")).expect("spec/ loads");
+        let spec = loaded.spec.expect("spec/ lowers");
+        let (snap, _) = snapshot::of_spec(&spec);
+        let tree = toml::Value::try_from(&snap).expect("a snapshot is TOML");
+        let mut leaves = Vec::new();
+        let mut strings = BTreeSet::new();
+        walk(&tree, &mut Vec::new(), &mut leaves, &mut strings);
+        Base {
+            spec,
+            snapshot: snap,
+            tree,
+            leaves,
+            strings: strings.into_iter().collect(),
+        }
+    })
+}
+
+fn walk(
+    v: &toml::Value,
+    path: &mut Vec<Step>,
+    out: &mut Vec<Vec<Step>>,
+    strings: &mut BTreeSet<String>,
+) {
+    match v {
+        toml::Value::Table(t) => {
+            for (k, x) in t {
+                path.push(Step::Key(k.clone()));
+                walk(x, path, out, strings);
+                path.pop();
+            }
+        }
+        toml::Value::Array(a) if !a.is_empty() => {
+            for (i, x) in a.iter().enumerate() {
+                path.push(Step::Index(i));
+                walk(x, path, out, strings);
+                path.pop();
+            }
+        }
+        leaf => {
+            if let toml::Value::String(s) = leaf {
+                strings.insert(s.clone());
+            }
+            out.push(path.clone());
+        }
+    }
+}
+
+fn at_mut<'v>(v: &'v mut toml::Value, path: &[Step]) -> Option<&'v mut toml::Value> {
+    path.iter().try_fold(v, |v, s| match (s, v) {
+        (Step::Key(k), toml::Value::Table(t)) => t.get_mut(k),
+        (Step::Index(i), toml::Value::Array(a)) => a.get_mut(*i),
+        _ => None,
+    })
+}
+
+/// A little-endian reader over the fuzz input that yields zeros when it runs out.
+struct Input<'a>(&'a [u8]);
+
+impl Input<'_> {
+    fn u8(&mut self) -> u8 {
+        let (b, rest) = self.0.split_first().map_or((0, &[][..]), |(b, r)| (*b, r));
+        self.0 = rest;
+        b
+    }
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+    fn u64(&mut self) -> u64 {
+        (0..8).fold(0u64, |a, i| a | u64::from(self.u8()) << (8 * i))
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Apply one mutation read from `input` to `tree`: a leaf gets a new value (a number, a
+/// name from the snapshot, a flipped boolean), or the array item holding it is removed or
+/// duplicated.
+fn mutate(tree: &mut toml::Value, input: &mut Input<'_>) {
+    let b = base();
+    let leaf = &b.leaves[usize::from(input.u16()) % b.leaves.len()];
+    let op = input.u8();
+    let value = input.u64();
+    match op % 8 {
+        // Remove or duplicate the innermost array item on the path.
+        6 | 7 => {
+            let Some(cut) = leaf.iter().rposition(|s| matches!(s, Step::Index(_))) else {
+                return;
+            };
+            let Step::Index(i) = leaf[cut] else { return };
+            if let Some(toml::Value::Array(a)) = at_mut(tree, &leaf[..cut])
+                && i < a.len()
+            {
+                if op % 8 == 6 {
+                    a.remove(i);
+                } else {
+                    let item = a[i].clone();
+                    a.insert(i, item);
+                }
+            }
+        }
+        _ => {
+            let Some(v) = at_mut(tree, leaf) else { return };
+            *v = match (&*v, op % 8) {
+                (toml::Value::Boolean(x), _) => toml::Value::Boolean(!x),
+                (toml::Value::Integer(x), 0) => toml::Value::Integer(x.wrapping_add(1)),
+                (toml::Value::Integer(x), 1) => toml::Value::Integer(x.wrapping_sub(1)),
+                (toml::Value::Integer(_), _) => toml::Value::Integer(value as i64),
+                (toml::Value::String(_), 0 | 1) => {
+                    toml::Value::String(b.strings[(value as usize) % b.strings.len()].clone())
+                }
+                (toml::Value::String(s), 2) => toml::Value::String(format!("{s}{}", value % 10)),
+                (toml::Value::String(_), _) => toml::Value::String(value.to_string()),
+                (other, _) => other.clone(),
+            };
+        }
+    }
+}
+
+/// `amendment`: the released spec's snapshot is the base of two copies; the input is a
+/// list of mutations, each applied to one copy (`side` byte), then the amendment checker
+/// compares the pair: S2 against the base as a record, the classification with its byte
+/// witnesses, and the version verdicts.
+pub fn amendment(data: &[u8]) {
+    let b = base();
+    // A side no mutation touches is the base snapshot itself, never re-deserialized.
+    let mut trees: [Option<toml::Value>; 2] = [None, None];
+    let mut input = Input(data);
+    let mut n = 0;
+    while !input.is_empty() && n < 16 {
+        let side = usize::from(input.u8() & 1);
+        mutate(
+            trees[side].get_or_insert_with(|| b.tree.clone()),
+            &mut input,
+        );
+        n += 1;
+    }
+    let side = |t: Option<toml::Value>| match t {
+        None => Some(b.snapshot.clone()),
+        Some(t) => t.try_into::<snapshot::Snapshot>().ok(),
+    };
+    let [old, new] = trees;
+    let (Some(old), Some(new)) = (side(old), side(new)) else {
+        return;
+    };
+    let spans = snapshot::SpanIndex::new();
+    let mut diags = Diagnostics::default();
+    let mut sources = SourceMap::default();
+    let axes = AxisNames::of(&b.spec);
+    rules::s2_anti_rebind(
+        &new,
+        &spans,
+        &[("base".to_string(), &old)],
+        axes,
+        &mut diags,
+    );
+    let changes = classify::diff(&old, &new, &spans, axes, &mut diags);
+    classify::verdicts(
+        &b.spec,
+        &old,
+        "base",
+        &new,
+        &spans,
+        changes,
+        &root().join("spec"),
+        &mut sources,
+        &mut diags,
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Seeds and the dictionary.
+
+/// The seeds of target `name`: the corpus vectors of its kind, or inputs derived from them.
+pub fn seeds(name: &str) -> Vec<Vec<u8>> {
+    let corpus = |ext: &str| -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for sub in ["valid", "reject"] {
+            let dir = root().join("tests/corpus").join(sub);
+            let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            paths.sort();
+            out.extend(
+                paths
+                    .iter()
+                    .filter(|p| p.extension().is_some_and(|e| e == ext))
+                    .filter_map(|p| std::fs::read(p).ok()),
+            );
+        }
+        out
+    };
+    match name {
+        "descriptor_strict" | "descriptor_permissive" | "descriptor_pinned" => corpus("bin"),
+        "file" => corpus("hrry"),
+        "quantization" => quantization_seeds(),
+        "spec_load" => spec_load_seeds(),
+        // One mutation on each side, then none: the checker on the unchanged pair.
+        "amendment" => vec![vec![], vec![0, 1, 0, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 3]],
+        other => panic!("no fuzz target `{other}`"),
+    }
+}
+
+/// A libFuzzer dictionary derived from the spec's tables: every magic, every allocated tag
+/// value at its space's width, every flag bit, every fixed structure size as a `u32` and a
+/// `u64` length, and the hostile integers every size check must survive.
+pub fn dictionary(spec: &Spec) -> String {
+    let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
+    let le = |v: u64, width: u32| v.to_le_bytes()[..width as usize].to_vec();
+    for st in &spec.structures {
+        for f in &st.fields {
+            for c in &f.checks {
+                if let CheckKind::Bytes(b) = &c.kind {
+                    entries.push((format!("magic {}.{}", st.name, f.name), b.clone()));
+                }
+            }
+        }
+        if let Some(n) = st.size.as_ref().and_then(|s| s.as_constant()) {
+            entries.push((format!("size {} (u32)", st.name), le(n as u64, 4)));
+            entries.push((format!("size {} (u64)", st.name), le(n as u64, 8)));
+        }
+    }
+    for space in &spec.spaces {
+        let w = space.width.bytes();
+        for t in &space.tags {
+            entries.push((
+                format!("tag {}.{}", space.name, t.name),
+                le(u64::from(t.value), w),
+            ));
+        }
+    }
+    for set in &spec.flag_sets {
+        let w = set.width.bytes();
+        for bit in &set.bits {
+            entries.push((
+                format!("flag {}.{}", set.name, bit.name),
+                le(1u64 << bit.bit, w),
+            ));
+        }
+    }
+    for (what, v) in [
+        ("u32 max", le(u64::from(u32::MAX), 4)),
+        ("u64 max (the dynamic dimension)", le(u64::MAX, 8)),
+        ("2^63", le(1 << 63, 8)),
+        ("2^62", le(1 << 62, 8)),
+        ("2^32", le(1 << 32, 8)),
+        ("-1 as i64", le(u64::MAX, 8)),
+    ] {
+        entries.push((what.to_string(), v));
+    }
+    let mut seen = BTreeSet::new();
+    let mut out = String::from(
+        "# libFuzzer dictionary of the Hurray format, derived from spec/ by the fuzz harness.\n\
+         # Refresh: BLESS=1 cargo test --test fuzz_replay\n",
+    );
+    for (what, bytes) in entries {
+        if bytes.is_empty() || !seen.insert(bytes.clone()) {
+            continue;
+        }
+        let escaped: String = bytes.iter().map(|b| format!("\\x{b:02X}")).collect();
+        out.push_str(&format!("# {what}\n\"{escaped}\"\n"));
+    }
+    out
+}

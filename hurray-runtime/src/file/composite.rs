@@ -1,0 +1,333 @@
+//! Composite membership (container.md §5.4, layouts.md): tensors arrive in write order
+//! (ascending descriptor offset) and a [`Tracker`] binds each composite head to the
+//! `member_count` tensors that follow it, pre-order when nested. The per-member checks
+//! CV-1…CV-5 (and CH-12 for a nested head) run as each member arrives, the depth limit CV-7
+//! when a head opens, the partition close-time check CV-6/F13 when a composite closes, and a
+//! torn composite F12 at the end. The random-access reader and the sequential reader both feed
+//! it, so a composite is judged the same way whichever way the file is read.
+
+use crate::ctx::Ctx;
+use crate::error::Error;
+use crate::generated::flags::DescriptorFlags;
+use crate::generated::rules::Rule;
+use crate::generated::tags::{CompositionRule, ElementType, MemberRole};
+use crate::structures::{DescriptorView, LayoutVariantView};
+use crate::wire::{TagClass, TagSpace};
+
+/// A composite found in the tensor region: its head's and its members' tensor numbers (index
+/// positions for a random-access file, walk positions for a sequential read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Composite {
+    pub head: usize,
+    pub members: Vec<usize>,
+    /// False for a torn composite accepted in permissive mode (F12): never present it as complete.
+    pub complete: bool,
+}
+
+/// The nesting limit of composites (CV-7, RES-34).
+const MAX_DEPTH: usize = 8;
+
+/// Pairwise checks are bounded so no input can make the reader quadratic without limit.
+const MAX_PAIRWISE: usize = 4096;
+
+/// A member's box inside a partition's head: its shard offset and shape.
+#[derive(Debug)]
+struct MemberBox {
+    shard_offset: Vec<u64>,
+    shape: Vec<u64>,
+    name: String,
+    offset: u64,
+}
+
+/// A composite whose members are still arriving.
+#[derive(Debug)]
+struct Open {
+    slot: usize,
+    name: String,
+    offset: u64,
+    declared: u64,
+    rule: Option<CompositionRule>,
+    shape: Vec<u64>,
+    type_tag: u32,
+    members: Vec<usize>,
+    boxes: Vec<MemberBox>,
+}
+
+/// Binds composites as tensors arrive in write order.
+#[derive(Debug, Default)]
+pub(crate) struct Tracker {
+    open: Vec<Open>,
+    out: Vec<Composite>,
+}
+
+impl Tracker {
+    /// The next tensor in write order: a member of the innermost open composite (checked
+    /// against its head), and itself a head when its layout is composite.
+    pub(crate) fn push(
+        &mut self,
+        tensor: usize,
+        name: &str,
+        v: &DescriptorView<'_>,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), Error> {
+        if let Some(parent) = self.open.last_mut() {
+            let k = parent.members.len();
+            member(parent, name, v, k, ctx)?;
+            parent.members.push(tensor);
+            if parent.rule == Some(CompositionRule::Partition)
+                && let Some(sh) = v.shard()
+            {
+                parent.boxes.push(MemberBox {
+                    shard_offset: sh.shard_offset().to_vec(),
+                    shape: v.shape().to_vec(),
+                    name: name.to_string(),
+                    offset: v.offset(),
+                });
+            }
+        }
+        if let LayoutVariantView::Composite(c) = v.layout_fields() {
+            let depth = self.open.len() + 1;
+            if depth > MAX_DEPTH {
+                return Err(Error::new(
+                    Rule::Cv7,
+                    v.offset(),
+                    format!(
+                        "composite `{name}` nests {depth} levels deep; the limit is {MAX_DEPTH} (RES-34)"
+                    ),
+                ));
+            }
+            let rule = match CompositionRule::classify(c.composition_rule().raw()) {
+                TagClass::Known(r) => Some(r),
+                _ => None,
+            };
+            self.out.push(Composite {
+                head: tensor,
+                members: Vec::new(),
+                complete: true,
+            });
+            self.open.push(Open {
+                slot: self.out.len() - 1,
+                name: name.to_string(),
+                offset: v.offset(),
+                declared: u64::from(c.member_count()),
+                rule,
+                shape: v.shape().to_vec(),
+                type_tag: v.fixed_header().type_tag().raw(),
+                members: Vec::new(),
+                boxes: Vec::new(),
+            });
+        }
+        // Close every composite whose last member (and that member's own members) arrived.
+        while let Some(top) = self.open.last() {
+            if (top.members.len() as u64) < top.declared {
+                break;
+            }
+            let done = self.open.pop().expect("the loop saw a top");
+            self.close(done, ctx)?;
+        }
+        Ok(())
+    }
+
+    fn close(&mut self, c: Open, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+        if c.rule == Some(CompositionRule::Partition) {
+            partition_cover(&c, ctx)?;
+        }
+        self.out[c.slot].members = c.members;
+        Ok(())
+    }
+
+    /// No more tensors: a composite still open is torn (F12), innermost first.
+    pub(crate) fn finish(mut self, ctx: &mut Ctx<'_>) -> Result<Vec<Composite>, Error> {
+        while let Some(c) = self.open.pop() {
+            ctx.violation(
+                Rule::F12,
+                c.offset,
+                format!(
+                    "composite `{}` declares {} members but only {} follow it",
+                    c.name,
+                    c.declared,
+                    c.members.len()
+                ),
+            )?;
+            let slot = &mut self.out[c.slot];
+            slot.complete = false;
+            slot.members = c.members;
+        }
+        Ok(self.out)
+    }
+}
+
+/// CV-1, CV-2, CV-4, CV-5 (and CH-12 for a nested head) for member `k` of a composite.
+fn member(
+    head: &Open,
+    name: &str,
+    v: &DescriptorView<'_>,
+    k: usize,
+    ctx: &mut Ctx<'_>,
+) -> Result<(), Error> {
+    let has_member_section = v
+        .fixed_header()
+        .flags()
+        .has(DescriptorFlags::HAS_COMPOSITE_MEMBER);
+    let Some(rule) = head.rule else {
+        return Ok(());
+    };
+    match rule {
+        CompositionRule::Partition | CompositionRule::Overlay => {
+            match v.shard() {
+                None => {
+                    let r = if matches!(v.layout_fields(), LayoutVariantView::Composite(_)) {
+                        Rule::Ch12
+                    } else {
+                        Rule::Cv1
+                    };
+                    ctx.violation(
+                        r,
+                        v.offset(),
+                        format!(
+                            "member `{name}` of a {} composite has no shard section",
+                            rule.name()
+                        ),
+                    )?;
+                }
+                Some(sh) => {
+                    if !sh.parent_shape().iter().eq(head.shape.iter().copied()) {
+                        ctx.violation(
+                            Rule::Cv1,
+                            sh.parent_shape_at(),
+                            format!(
+                                "member `{name}`'s parent_shape {:?} differs from the head's shape {:?}",
+                                sh.parent_shape().to_vec(),
+                                head.shape
+                            ),
+                        )?;
+                    }
+                }
+            }
+            // CV-2: the member's decoded value type is the head's type (a quantized member
+            // decodes to float32).
+            let decoded = if v.quantization().is_some() {
+                ElementType::Float32.value()
+            } else {
+                v.fixed_header().type_tag().raw()
+            };
+            if decoded != head.type_tag {
+                ctx.violation(
+                    Rule::Cv2,
+                    v.fixed_header().type_tag_at(),
+                    format!(
+                        "member `{name}` decodes to type {decoded:#04x}, the head's type is {:#04x}",
+                        head.type_tag
+                    ),
+                )?;
+            }
+            if rule == CompositionRule::Overlay {
+                let role = v.composite_member().map(|cm| cm.member_role().raw());
+                let want = if k == 0 {
+                    MemberRole::Base.value()
+                } else {
+                    MemberRole::Correction.value()
+                };
+                if role != Some(want) {
+                    ctx.violation(
+                        Rule::Cv4,
+                        v.offset(),
+                        format!(
+                            "overlay member {k} (`{name}`) must carry a composite member section with role {want:#04x}"
+                        ),
+                    )?;
+                }
+                if k == 0 {
+                    let spans = v
+                        .shard()
+                        .is_some_and(|sh| sh.shard_offset().iter().all(|o| o == 0))
+                        && v.shape().iter().eq(head.shape.iter().copied());
+                    if !spans {
+                        ctx.violation(
+                            Rule::Cv4,
+                            v.offset(),
+                            format!(
+                                "the overlay's base member `{name}` must span the head (shard_offset 0, the head's shape)"
+                            ),
+                        )?;
+                    }
+                }
+            } else if has_member_section {
+                ctx.violation(
+                    Rule::Cv5,
+                    v.fixed_header().flags_at(),
+                    format!("partition member `{name}` sets HAS_COMPOSITE_MEMBER"),
+                )?;
+            }
+        }
+        CompositionRule::Group => {
+            if has_member_section {
+                ctx.violation(
+                    Rule::Cv5,
+                    v.fixed_header().flags_at(),
+                    format!("group member `{name}` sets HAS_COMPOSITE_MEMBER"),
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CV-6 / F13: a partition's member boxes cover the head exactly once.
+fn partition_cover(c: &Open, ctx: &mut Ctx<'_>) -> Result<(), Error> {
+    let volume = |s: &[u64]| {
+        s.iter()
+            .fold(1u128, |a, d| a.saturating_mul(u128::from(*d)))
+    };
+    let total = volume(&c.shape);
+    let sum = c
+        .boxes
+        .iter()
+        .fold(0u128, |a, b| a.saturating_add(volume(&b.shape)));
+    if sum != total {
+        return ctx.violation(
+            Rule::Cv6,
+            c.offset,
+            format!("the partition's members hold {sum} elements; the head has {total}"),
+        );
+    }
+    if c.boxes.len() > MAX_PAIRWISE {
+        ctx.warn(
+            Rule::Cv6,
+            c.offset,
+            format!(
+                "{} members: too many to check pairwise for overlaps",
+                c.boxes.len()
+            ),
+        );
+        return Ok(());
+    }
+    let empty = |s: &[u64]| s.contains(&0);
+    for i in 0..c.boxes.len() {
+        for j in i + 1..c.boxes.len() {
+            let (a, b) = (&c.boxes[i], &c.boxes[j]);
+            if empty(&a.shape) || empty(&b.shape) {
+                continue;
+            }
+            let overlap = (0..c.shape.len()).all(|k| {
+                let (ao, bo) = (at(&a.shard_offset, k), at(&b.shard_offset, k));
+                let (az, bz) = (at(&a.shape, k), at(&b.shape, k));
+                ao < bo.saturating_add(bz) && bo < ao.saturating_add(az)
+            });
+            if overlap {
+                return ctx.violation(
+                    Rule::Cv6,
+                    b.offset,
+                    format!("partition members `{}` and `{}` overlap", a.name, b.name),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Coordinate `k` of a box; a member of another rank was already reported (CV-1), and reads
+/// as 0 here.
+fn at(v: &[u64], k: usize) -> u64 {
+    v.get(k).copied().unwrap_or(0)
+}

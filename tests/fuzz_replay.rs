@@ -1,0 +1,173 @@
+//! The fuzz inputs replayed on stable Rust, through the very harness the cargo-fuzz targets
+//! run (`fuzz/src/lib.rs`, included below): every seed derived from `tests/corpus` and
+//! `spec/`, every input of a local `fuzz/corpus/<target>/` (kept out of git), and every
+//! committed finding in `fuzz/regressions/<target>/`. An input passes when no decoder
+//! panics, allocates more than its budget, or breaks the harness's other oracles.
+//!
+//! Findings not fixed yet wait in `fuzz/open/<target>/`, and must still fail there.
+//! Also: the fuzz targets, the harness's list and `fuzz/Cargo.toml` agree, and the checked-in
+//! dictionary `fuzz/hurray.dict` is what the spec's tables give (refresh it with
+//! `BLESS=1 cargo test --test fuzz_replay`). `FUZZ_SEEDS=1` writes the seeds into
+//! `fuzz/corpus/<target>/` to start a fuzzing run from them.
+
+#[path = "../fuzz/src/lib.rs"]
+mod harness;
+
+mod common;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use common::root;
+
+#[global_allocator]
+static ALLOCATOR: harness::Counting = harness::Counting;
+
+/// The allocator's peak is global: tests that measure or allocate much run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_fuzz_input_replays_without_a_finding() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let write_seeds = std::env::var_os("FUZZ_SEEDS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    let mut replayed = 0;
+    for target in harness::TARGETS {
+        let mut inputs: Vec<(String, Vec<u8>)> = harness::seeds(target)
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (format!("seed {i}"), s))
+            .collect();
+        assert!(!inputs.is_empty(), "{target} has no seeds");
+        if write_seeds {
+            let dir = root().join("fuzz/corpus").join(target);
+            std::fs::create_dir_all(&dir).expect("fuzz/corpus/<target>");
+            for (i, (_, s)) in inputs.iter().enumerate() {
+                std::fs::write(dir.join(format!("seed-{i:04}")), s).expect("write a seed");
+            }
+        }
+        for sub in ["fuzz/corpus", "fuzz/regressions"] {
+            for p in files_in(&root().join(sub).join(target)) {
+                let bytes = std::fs::read(&p).expect("a fuzz input reads");
+                inputs.push((p.display().to_string(), bytes));
+            }
+        }
+        for (name, bytes) in &inputs {
+            replayed += 1;
+            let outcome = catch_unwind(AssertUnwindSafe(|| harness::run(target, bytes)));
+            if let Err(panic) = outcome {
+                let why = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("a panic");
+                failures.push(format!("{target} on {name}: {why}"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {replayed} fuzz inputs found a bug:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
+
+/// Findings outside this repository's reach for now (in the code generator), kept in
+/// `fuzz/open/<target>/` until fixed: each must still fail. When one passes, its fix has
+/// landed: move it to `fuzz/regressions/<target>/`, where it must pass forever.
+#[test]
+fn every_open_finding_still_reproduces() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut fixed = Vec::new();
+    for target in harness::TARGETS {
+        for p in files_in(&root().join("fuzz/open").join(target)) {
+            let bytes = std::fs::read(&p).expect("an open finding reads");
+            if catch_unwind(AssertUnwindSafe(|| harness::run(target, &bytes))).is_ok() {
+                fixed.push(p.display().to_string());
+            }
+        }
+    }
+    assert!(
+        fixed.is_empty(),
+        "open findings no longer reproduce (fixed?): move them to fuzz/regressions/<target>/:\n  {}",
+        fixed.join("\n  ")
+    );
+}
+
+#[test]
+fn every_target_has_a_binary_and_every_binary_a_target() {
+    let manifest =
+        std::fs::read_to_string(root().join("fuzz/Cargo.toml")).expect("fuzz/Cargo.toml");
+    let manifest: toml::Table = toml::from_str(&manifest).expect("fuzz/Cargo.toml is TOML");
+    let mut bins: Vec<String> = manifest["bin"]
+        .as_array()
+        .expect("[[bin]] targets")
+        .iter()
+        .map(|b| b["name"].as_str().expect("a bin name").to_string())
+        .collect();
+    bins.sort();
+    let mut targets: Vec<String> = harness::TARGETS.iter().map(|t| t.to_string()).collect();
+    targets.sort();
+    assert_eq!(
+        bins, targets,
+        "fuzz/Cargo.toml and the harness's TARGETS differ"
+    );
+    for t in &targets {
+        let path = root().join("fuzz/fuzz_targets").join(format!("{t}.rs"));
+        let src =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            src.contains(&format!("hurray_fuzz::{t}(data)")),
+            "{} does not run hurray_fuzz::{t}",
+            path.display()
+        );
+    }
+    // A regression or open finding lives in the directory of the target that found it.
+    for sub in ["fuzz/regressions", "fuzz/open"] {
+        if let Ok(rd) = std::fs::read_dir(root().join(sub)) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                assert!(
+                    e.path().is_dir() && targets.contains(&name),
+                    "{sub}/{name} is not the directory of a fuzz target"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_dictionary_is_derived_from_the_spec() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let loaded = hurray_codegen::load(&root().join("spec")).expect("spec/ loads");
+    let spec = loaded.clean().expect("spec/ is clean");
+    let dict = harness::dictionary(spec);
+    let path = root().join("fuzz/hurray.dict");
+    if std::env::var_os("BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &dict).expect("write fuzz/hurray.dict");
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == dict,
+        "fuzz/hurray.dict is out of date; refresh it with `BLESS=1 cargo test --test fuzz_replay`"
+    );
+    // Every magic of the format is in it.
+    for magic in ["HRRY", "HRRYFILE"] {
+        let escaped: String = magic.bytes().map(|b| format!("\\x{b:02X}")).collect();
+        assert!(dict.contains(&escaped), "the dictionary lacks {magic}");
+    }
+}
