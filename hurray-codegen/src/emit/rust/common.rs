@@ -348,7 +348,7 @@ pub enum Kept {
     /// its view is kept whole (not `Copy`).
     View,
     /// The next level of a chain of levels nested in themselves (a tiled layout's `nested`):
-    /// every level's record is kept inline, as many as the depth limit allows.
+    /// a presence bit is kept, and the level's record is located from its bytes on access.
     Levels,
     /// A structure nested in itself other than through a chain: its view behind a box.
     Boxed,

@@ -28,6 +28,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     let mut tag_arms_v = Vec::new();
     let mut tag_arms_o = Vec::new();
     let mut encode_arms = Vec::new();
+    let mut len_arms = Vec::new();
     let mut tv_arms = Vec::new();
     let mut fv_arms = Vec::new();
     // A `Copy` space's views keep a record of the variant (see `views`).
@@ -59,6 +60,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v(#sv::parse(r, ctx #args)?),));
                 owned_arms.push(quote!(#vv::#v(x) => #vo::#v(x.owned()),));
                 encode_arms.push(quote!(#vo::#v(x) => x.encode(out),));
+                len_arms.push(quote!(#vo::#v(x) => x.encoded_len(),));
                 tv_arms.push(quote!(#vo::#v(x) => x.to_value(),));
                 fv_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => Ok(#vo::#v(#so::from_value(v, path)?)),));
             }
@@ -71,6 +73,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v,));
                 owned_arms.push(quote!(#vv::#v => #vo::#v,));
                 encode_arms.push(quote!(#vo::#v => {},));
+                len_arms.push(quote!(#vo::#v => 0,));
                 tv_arms.push(quote!(#vo::#v => crate::value::Value::Object(Vec::new()),));
                 fv_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => Ok(#vo::#v),));
             }
@@ -99,6 +102,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         tag_arms_v.push(quote!(#vv::Private(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Private(t, _) => *t,));
         encode_arms.push(quote!(#vo::Private(_, x) => x.encode(out),));
+        len_arms.push(quote!(#vo::Private(_, x) => x.encoded_len(),));
         tv_arms.push(quote!(#vo::Private(_, x) => x.to_value(),));
         fv_arms.push(quote!(crate::wire::TagClass::Private => Ok(#vo::Private(tag, #so::from_value(v, path)?)),));
     }
@@ -118,6 +122,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         tag_arms_v.push(quote!(#vv::Opaque(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Opaque(t, _) => *t,));
         encode_arms.push(quote!(#vo::Opaque(_, b) => out.extend_from_slice(b),));
+        len_arms.push(quote!(#vo::Opaque(_, b) => b.len(),));
         tv_arms.push(quote!(#vo::Opaque(_, b) => crate::value::Value::Object(vec![("opaque".to_string(), crate::value::Value::Bytes(b.clone()))]),));
         quote! {
             ctx.tag(crate::wire::TagValue::<super::tags::#ty>::from_raw(tag), tag_at, None)?;
@@ -325,6 +330,10 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             }
             pub fn encode(&self, out: &mut Vec<u8>) {
                 match self { #(#encode_arms)* }
+            }
+            /// The length in bytes of the encoding.
+            pub fn encoded_len(&self) -> usize {
+                match self { #(#len_arms)* }
             }
             pub fn to_value(&self) -> crate::value::Value {
                 match self { #(#tv_arms)* }

@@ -4,9 +4,10 @@
 //! read every value in place from the bytes and make nested views on demand, so a view is
 //! cheap to make and to return by value: a descriptor's view is a slice, an offset and a few
 //! hundred bytes of positions, never a copy of its fields. A structure nested in itself
-//! through one field (a tiled layout's next level) keeps the record of every level its parse
-//! read, inline: the depth limit bounds them. Also: offset and size constants, the conversion
-//! to the owned form, and for a plain run of bytes a `FixedView`.
+//! through one field that forms a chain (a tiled layout's next level) keeps only its own
+//! level's record: the next level is located on access, by arithmetic over the bytes its
+//! parse already checked (`locate`). Also: offset and size constants, the conversion to the
+//! owned form, and for a plain run of bytes a `FixedView`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
