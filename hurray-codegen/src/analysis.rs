@@ -221,9 +221,8 @@ fn chain(spec: &Spec, id: StructId, components: &BTreeMap<Node, u32>) -> Option<
     let here = components[&Node::Structure(id)];
     let last = s.fields.len().checked_sub(1)?;
     let next = &s.fields[last];
-    let nests = |f: &Field| {
-        matches!(f.ty, FieldType::Struct(t) if components[&Node::Structure(t)] == here)
-    };
+    let nests =
+        |f: &Field| matches!(f.ty, FieldType::Struct(t) if components[&Node::Structure(t)] == here);
     let own_scalar = |c: &Condition| {
         let p = c.path();
         p.root == id
@@ -256,7 +255,10 @@ fn chain(spec: &Spec, id: StructId, components: &BTreeMap<Node, u32>) -> Option<
         && next.since == s.since
         && matches!(&next.presence, Presence::If(c) if own_scalar(c))
         && s.fields[..last].iter().all(|f| !nests(f) && plain(f));
-    relocatable.then_some(Chain { field: last, levels })
+    relocatable.then_some(Chain {
+        field: last,
+        levels,
+    })
 }
 
 /// The nodes that hold a sequence of variable-size entries, or a structure nested in itself
@@ -278,17 +280,23 @@ fn not_copy(
                 continue;
             }
             let chained = chains[i].map(|c| c.field);
-            let holds = s.fields.iter().enumerate().any(|(j, f)| match (&f.ty, &f.count) {
-                (FieldType::Struct(t), Some(_)) => !simple[t.index()],
-                (FieldType::Dispatch { .. }, Some(_)) => true,
-                (FieldType::Struct(_), None) if chained == Some(j) => false,
-                (FieldType::Struct(t), None) => {
-                    components[&Node::Structure(*t)] == components[&n]
-                        || out.contains(&Node::Structure(*t))
-                }
-                (FieldType::Dispatch { space, .. }, None) => out.contains(&Node::Dispatch(*space)),
-                _ => false,
-            });
+            let holds = s
+                .fields
+                .iter()
+                .enumerate()
+                .any(|(j, f)| match (&f.ty, &f.count) {
+                    (FieldType::Struct(t), Some(_)) => !simple[t.index()],
+                    (FieldType::Dispatch { .. }, Some(_)) => true,
+                    (FieldType::Struct(_), None) if chained == Some(j) => false,
+                    (FieldType::Struct(t), None) => {
+                        components[&Node::Structure(*t)] == components[&n]
+                            || out.contains(&Node::Structure(*t))
+                    }
+                    (FieldType::Dispatch { space, .. }, None) => {
+                        out.contains(&Node::Dispatch(*space))
+                    }
+                    _ => false,
+                });
             if holds {
                 out.push(n);
             }

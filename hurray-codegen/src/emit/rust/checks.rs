@@ -30,9 +30,9 @@ pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
         };
         let body = match &c.kind {
             CheckKind::Equals(Lit::Int(0)) if f.ty == FieldType::Bytes => {
-                let report = report(
-                    quote!(format_args!("reserved bytes {} are {:02x?}, not zero", #name, v)),
-                );
+                let report = report(quote!(
+                    format_args!("reserved bytes {} are {:02x?}, not zero", #name, v)
+                ));
                 quote! {
                     if #when && let Some(__i) = v.iter().position(|b| *b != 0) {
                         let __at = #oi + __i as u64;
@@ -43,7 +43,9 @@ pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
             CheckKind::Bytes(b) => {
                 let bl: Vec<_> = b.iter().map(|x| Literal::u8_unsuffixed(*x)).collect();
                 let hex = crate::render::hex(b);
-                let report = report(quote!(format_args!("{} is {:02x?}, not {}", #name, v, #hex)));
+                let report = report(quote!(
+                    format_args!("{} is {:02x?}, not {}", #name, v, #hex)
+                ));
                 quote! {
                     if #when && v != [#(#bl),*] {
                         let __at = #oi;

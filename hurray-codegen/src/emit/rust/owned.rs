@@ -124,7 +124,9 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
                     #enc
                 }
             });
-            length.push(quote!(if self.#name.is_some() #(|| self.#later.is_some())* { #len } else { 0 }));
+            length.push(
+                quote!(if self.#name.is_some() #(|| self.#later.is_some())* { #len } else { 0 }),
+            );
         } else if optional {
             let enc = encode_field(spec, f, quote!(__v));
             let len = encoded_len(spec, f, quote!(__v));

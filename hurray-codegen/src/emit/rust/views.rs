@@ -406,14 +406,17 @@ fn max_const(spec: &Spec, f: &Field) -> TokenStream {
     if f.count.is_some() || prim.is_float() || !matches!(f.ty, FieldType::Prim(_)) {
         return quote!();
     }
-    let bound = f.checks.iter().find_map(|c| match (&c.kind, &c.when, c.level) {
-        (CheckKind::Max(Lit::Int(n)) | CheckKind::Range(_, Lit::Int(n)), None, CheckLevel::Reject)
-            if spec.rule(c.rule).action == Action::Reject =>
-        {
-            Some((*n, c.rule))
-        }
-        _ => None,
-    });
+    let bound = f
+        .checks
+        .iter()
+        .find_map(|c| match (&c.kind, &c.when, c.level) {
+            (
+                CheckKind::Max(Lit::Int(n)) | CheckKind::Range(_, Lit::Int(n)),
+                None,
+                CheckLevel::Reject,
+            ) if spec.rule(c.rule).action == Action::Reject => Some((*n, c.rule)),
+            _ => None,
+        });
     let Some((n, rule)) = bound else {
         return quote!();
     };
