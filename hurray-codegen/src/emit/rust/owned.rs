@@ -238,9 +238,10 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
 
             /// The encoding as a new vector, allocated once at its length.
             pub fn to_bytes(&self) -> Vec<u8> {
-                let mut out = Vec::with_capacity(self.encoded_len());
+                let len = self.encoded_len();
+                let mut out = Vec::with_capacity(len);
                 self.encode(&mut out);
-                debug_assert_eq!(out.len(), out.capacity(), "encoded_len is the encoding's length");
+                debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
                 out
             }
 
