@@ -469,9 +469,7 @@ impl<'r, 'a> Resolver<'r, 'a> {
                 Ok(match name {
                     "fixed_header" => Node::FixedHeader(v.fixed_header()),
                     "shape" => scalars(v.shape_at(), v.shape()),
-                    "layout_fields" => {
-                        Node::Layout(v.layout_fields(), v.layout_fields_at())
-                    }
+                    "layout_fields" => Node::Layout(v.layout_fields(), v.layout_fields_at()),
                     "buffer_table" => Node::BufferTable(v.buffer_table()),
                     "quantization" => Node::Quantization(v.quantization().ok_or("absent")?),
                     "shard" => Node::Shard(v.shard().ok_or("absent")?),
