@@ -136,7 +136,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
     let oname = owned_ident(spec, id);
     let rname = record_ident(spec, id);
     let copy = s.shape.containment.copy;
-    let title = format!(" {} (`{}`): a borrowed view.", s.title, s.name);
+    let title = format!(" {} (`{}`): a borrowed view.", doc_escape(&s.title), s.name);
     let lp = s.framing.is_length_prefixed();
     // A chain of levels keeps each level's own record (`<Name>Level`) and the deeper ones.
     let chain = s.shape.chain;
@@ -163,7 +163,11 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         if let Some(o) = f.const_offset() {
             let c = format_ident!("OFFSET_{}", f.name.trim_start_matches('_').to_uppercase());
             let l = lit_usize(o);
-            consts.extend(quote!(pub const #c: usize = #l;));
+            let d = doc(&format!(
+                "Offset in bytes of `{}` from the start of the structure.",
+                f.name
+            ));
+            consts.extend(quote!(#d pub const #c: usize = #l;));
         }
         consts.extend(max_const(spec, f));
     }
@@ -285,6 +289,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
     let fixed_view = if s.shape.simple {
         let size = lit_usize(s.const_size().unwrap_or(0));
         quote! {
+            impl crate::wire::sealed::Sealed for #vname<'_> {}
             impl<'a> crate::wire::FixedView<'a> for #vname<'a> {
                 const SIZE: usize = #size;
                 fn at(bytes: &'a [u8], offset: u64) -> Self { #vname { bytes, offset, at: #rname {} } }
@@ -366,7 +371,9 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         impl<'a> #vname<'a> {
             #consts
 
-            /// Parse and check the structure at the reader's position.
+            /// Parse and check the structure at the reader's position (internal: the entry
+            /// points are `descriptor::read` and `file::open`).
+            #[doc(hidden)]
             #[allow(unused_variables, unused_mut, clippy::too_many_arguments, clippy::needless_late_init, clippy::let_and_return, clippy::identity_op, clippy::nonminimal_bool, clippy::absurd_extreme_comparisons, unused_comparisons, clippy::manual_range_contains)]
             pub fn parse(r0: &mut crate::wire::Reader<'a>, ctx: &mut crate::ctx::Ctx<'_> #params_decl) -> Result<Self, crate::error::Error> {
                 let __start = r0.pos();
@@ -387,6 +394,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
             #(#accessors)*
 
             /// An owned copy.
+            /// An owned copy of every field.
             pub fn owned(&self) -> #oname {
                 #oname { #(#owned_fields)* }
             }
@@ -539,7 +547,7 @@ fn accessor(spec: &Spec, id: StructId, i: usize, at: &Locate<'_>) -> TokenStream
     let rname = record_ident(spec, id);
     let (f, shape) = (&s.fields[i], &s.shape.fields[i]);
     let name = ident(&f.name);
-    let d = doc(&f.title);
+    let d = doc(&field_doc(s, f));
     let how = kept(spec, id, i);
     let optional = shape.optional();
     let km = kept_member(f);
