@@ -393,7 +393,7 @@ fn main() {
          | `verify_all` of the 100k file within 2× of the reference (90 ms, scaled), RSS independent of the file size (≤ 16 MB + 150 B per tensor) | {} |\n\
          | lookup in an open file within 1.5× of safetensors: 100k | {} |\n\
          | … 1M | {} |\n\
-         | descriptor decode + validate ≤ 50 ns with 0 allocations; encode ≤ 30 ns | {} (the descriptor view's rework comes with the generated view code) |\n\
+         | descriptor decode + validate ≤ 50 ns with 0 allocations; encode ≤ 30 ns | {} |\n\
          | the amendment check under 100 ms | {} |",
         write_scale.map_or("?".into(), |k| format!("{k:.2}")),
         read_scale.map_or("?".into(), |k| format!("{k:.2}")),

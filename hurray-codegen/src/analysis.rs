@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::shape::{
-    Containment, DispatchShape, FieldShape, Prefix, SizedBy, StructureShape,
+    Chain, Containment, DispatchShape, FieldShape, Prefix, SizedBy, StructureShape,
 };
 use crate::model::*;
 
@@ -45,7 +45,10 @@ fn shapes(spec: &Spec) -> (Vec<StructureShape>, Vec<(SpaceId, DispatchShape)>) {
     let simple: Vec<bool> = (0..spec.structures.len())
         .map(|i| is_simple(spec, StructId(i as u32)))
         .collect();
-    let not_copy = not_copy(spec, &simple, &dispatched, &components);
+    let chains: Vec<Option<Chain>> = (0..spec.structures.len())
+        .map(|i| chain(spec, StructId(i as u32), &components))
+        .collect();
+    let not_copy = not_copy(spec, &simple, &chains, &dispatched, &components);
     let containment = |n: Node| Containment {
         cyclic: cyclic(n),
         component: components[&n],
@@ -58,6 +61,7 @@ fn shapes(spec: &Spec) -> (Vec<StructureShape>, Vec<(SpaceId, DispatchShape)>) {
                 prefix: prefix(spec, id),
                 containment: containment(Node::Structure(id)),
                 simple: simple[i],
+                chain: chains[i],
                 fields: field_shapes(spec, id, &components),
             }
         })
@@ -205,11 +209,65 @@ fn is_simple(spec: &Spec, id: StructId) -> bool {
         })
 }
 
-/// The nodes that hold a sequence of variable-size entries or a structure nested in itself
-/// (kept behind a box), directly or through what they contain.
+/// The field through which `id` nests itself directly, when the levels form a chain a reader
+/// can walk by arithmetic alone: the field is the structure's last and only one nesting it in
+/// itself, a depth limit bounds the levels, and every other field is a scalar or a run of
+/// scalars or bytes of the first version whose count is a constant, a param or an earlier
+/// scalar, present by a condition on the structure's own scalars. Then where each field of a
+/// level starts follows from the level's bytes and the params.
+fn chain(spec: &Spec, id: StructId, components: &BTreeMap<Node, u32>) -> Option<Chain> {
+    let s = spec.structure(id);
+    let (levels, _) = s.depth_limit?;
+    let here = components[&Node::Structure(id)];
+    let last = s.fields.len().checked_sub(1)?;
+    let next = &s.fields[last];
+    let nests =
+        |f: &Field| matches!(f.ty, FieldType::Struct(t) if components[&Node::Structure(t)] == here);
+    let own_scalar = |c: &Condition| {
+        let p = c.path();
+        p.root == id
+            && p.steps.len() == 1
+            && matches!(
+                s.fields[p.steps[0]].ty,
+                FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_)
+            )
+    };
+    let plain = |f: &Field| {
+        let counted = match &f.count {
+            None => matches!(
+                f.ty,
+                FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_)
+            ),
+            Some(Count::Const(_) | Count::Param(_) | Count::Field(_)) => {
+                matches!(f.ty, FieldType::Prim(_) | FieldType::Bytes)
+            }
+            Some(Count::Rest) => false,
+        };
+        let present = match &f.presence {
+            Presence::Always => true,
+            Presence::If(c) => own_scalar(c),
+        };
+        counted && present && f.since == s.since
+    };
+    let relocatable = s.framing == Framing::Fixed
+        && next.ty == FieldType::Struct(id)
+        && next.count.is_none()
+        && next.since == s.since
+        && matches!(&next.presence, Presence::If(c) if own_scalar(c))
+        && s.fields[..last].iter().all(|f| !nests(f) && plain(f));
+    relocatable.then_some(Chain {
+        field: last,
+        levels,
+    })
+}
+
+/// The nodes that hold a sequence of variable-size entries, or a structure nested in itself
+/// other than through a chain of levels (kept behind a box), directly or through what they
+/// contain. A chain's next level is found by arithmetic over the level's bytes.
 fn not_copy(
     spec: &Spec,
     simple: &[bool],
+    chains: &[Option<Chain>],
     dispatched: &[SpaceId],
     components: &BTreeMap<Node, u32>,
 ) -> Vec<Node> {
@@ -221,16 +279,24 @@ fn not_copy(
             if out.contains(&n) {
                 continue;
             }
-            let holds = s.fields.iter().any(|f| match (&f.ty, &f.count) {
-                (FieldType::Struct(t), Some(_)) => !simple[t.index()],
-                (FieldType::Dispatch { .. }, Some(_)) => true,
-                (FieldType::Struct(t), None) => {
-                    components[&Node::Structure(*t)] == components[&n]
-                        || out.contains(&Node::Structure(*t))
-                }
-                (FieldType::Dispatch { space, .. }, None) => out.contains(&Node::Dispatch(*space)),
-                _ => false,
-            });
+            let chained = chains[i].map(|c| c.field);
+            let holds = s
+                .fields
+                .iter()
+                .enumerate()
+                .any(|(j, f)| match (&f.ty, &f.count) {
+                    (FieldType::Struct(t), Some(_)) => !simple[t.index()],
+                    (FieldType::Dispatch { .. }, Some(_)) => true,
+                    (FieldType::Struct(_), None) if chained == Some(j) => false,
+                    (FieldType::Struct(t), None) => {
+                        components[&Node::Structure(*t)] == components[&n]
+                            || out.contains(&Node::Structure(*t))
+                    }
+                    (FieldType::Dispatch { space, .. }, None) => {
+                        out.contains(&Node::Dispatch(*space))
+                    }
+                    _ => false,
+                });
             if holds {
                 out.push(n);
             }

@@ -1,19 +1,23 @@
 //! The reader's configuration and the context every parse carries: the version the reader
 //! acts at on each axis, the data's declared versions, strict or permissive mode, private
-//! values agreed out of band, and the warnings collected on the way.
+//! values agreed out of band, and the warnings collected on the way. Neither allocates until
+//! there is something to keep (an agreement, a warning): a clean read is allocation-free.
 
 use std::fmt;
 
-use crate::error::Error;
+use crate::error::{Detail, Error};
 use crate::generated::axes::Axis;
 use crate::generated::rules::{Action, Rule};
 use crate::version::Version;
 use crate::wire::{FlagSet, TagClass, TagSpace, TagValue};
 
+/// The number of version axes: every per-axis table is an array of this length.
+const AXES: usize = Axis::ALL.len();
+
 /// How a reader is configured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReaderConfig {
-    versions: Vec<Version>,
+    versions: [Version; AXES],
     permissive: bool,
     agreed: Vec<(&'static str, u32)>,
     agreed_extension_layouts: Vec<u64>,
@@ -42,7 +46,7 @@ impl ReaderConfig {
     /// A strict reader at the spec's current version on every axis.
     pub fn new() -> ReaderConfig {
         ReaderConfig {
-            versions: Axis::ALL.iter().map(|a| a.current()).collect(),
+            versions: std::array::from_fn(|i| Axis::ALL[i].current()),
             permissive: false,
             agreed: Vec::new(),
             agreed_extension_layouts: Vec::new(),
@@ -177,9 +181,17 @@ impl fmt::Display for Warning {
 pub struct Ctx<'c> {
     /// The reader's configuration.
     pub config: &'c ReaderConfig,
-    data: Vec<Option<Version>>,
+    versions: Versions,
     warnings: Vec<Warning>,
     dereferenceable: bool,
+}
+
+/// The versions a parse acts at: the reader's on every axis, and the data's where it has
+/// declared one (arrays, so a context costs no allocation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Versions {
+    reader: [Version; AXES],
+    data: [Option<Version>; AXES],
 }
 
 impl<'c> Ctx<'c> {
@@ -187,77 +199,58 @@ impl<'c> Ctx<'c> {
     pub fn new(config: &'c ReaderConfig) -> Ctx<'c> {
         Ctx {
             config,
-            data: vec![None; Axis::ALL.len()],
+            versions: Versions {
+                reader: config.versions,
+                data: [None; AXES],
+            },
             warnings: Vec::new(),
             dereferenceable: true,
         }
     }
 
     /// The reader's version on `axis`.
+    #[inline]
     pub fn reader(&self, axis: Axis) -> Version {
-        self.config.version(axis)
+        self.versions.reader[axis.index()]
     }
 
     /// The version the data declares on `axis` (the reader's, until the data says).
+    #[inline]
     pub fn data(&self, axis: Axis) -> Version {
-        self.data[axis.index()].unwrap_or_else(|| self.reader(axis))
+        self.versions.data[axis.index()].unwrap_or_else(|| self.reader(axis))
     }
 
     /// The version whose fields this parse interprets: the older of data and reader.
+    #[inline]
     pub fn acting(&self, axis: Axis) -> Version {
         self.data(axis).min(self.reader(axis))
     }
 
     /// The data declares `version` on `axis` (CD3, CD4).
+    #[inline]
     pub fn enter(&mut self, axis: Axis, version: Version, offset: u64) -> Result<(), Error> {
         let r = self.reader(axis);
-        if let Some((too_high, too_low)) = axis.major_rules() {
-            if version.major > r.major {
-                return Err(Error::new(
-                    too_high,
-                    offset,
-                    format!(
-                        "{} major version {} is above this reader's {} (CD3)",
-                        axis.name(),
-                        version.major,
-                        r.major
-                    ),
-                ));
-            }
-            if version.major < r.major {
-                return Err(Error::new(
-                    too_low,
-                    offset,
-                    format!(
-                        "{} major version {} is below this reader's {}; no migration is defined (CD4)",
-                        axis.name(),
-                        version.major,
-                        r.major
-                    ),
-                ));
-            }
+        if version.major != r.major
+            && let Some((too_high, too_low)) = axis.major_rules()
+        {
+            return Err(major_mismatch(axis, version, r, too_high, too_low, offset));
         }
-        self.data[axis.index()] = Some(version);
+        self.versions.data[axis.index()] = Some(version);
         Ok(())
     }
 
     /// Forget the data's version on `axis` (a scheme axis between descriptors).
     pub fn leave(&mut self, axis: Axis) {
-        self.data[axis.index()] = None;
+        self.versions.data[axis.index()] = None;
     }
 
     /// A rule is broken: reject, or in permissive mode accept what the rule allows and mark
-    /// the tensor not dereferenceable.
-    pub fn violation(
-        &mut self,
-        rule: Rule,
-        offset: u64,
-        detail: impl Into<String>,
-    ) -> Result<(), Error> {
+    /// the tensor not dereferenceable. The detail is only rendered when it is kept.
+    pub fn violation(&mut self, rule: Rule, offset: u64, detail: impl Detail) -> Result<(), Error> {
         match rule.action() {
-            Action::Reject => Err(Error::new(rule, offset, detail)),
+            Action::Reject => Err(Error::new(rule, offset, detail.render())),
             Action::Strict | Action::Validate if !self.config.is_permissive() => {
-                Err(Error::new(rule, offset, detail))
+                Err(Error::new(rule, offset, detail.render()))
             }
             Action::Strict | Action::Validate => {
                 self.dereferenceable = false;
@@ -272,11 +265,12 @@ impl<'c> Ctx<'c> {
     }
 
     /// Record a warning.
-    pub fn warn(&mut self, rule: Rule, offset: u64, detail: impl Into<String>) {
+    #[cold]
+    pub fn warn(&mut self, rule: Rule, offset: u64, detail: impl Detail) {
         self.warnings.push(Warning {
             rule,
             offset,
-            detail: detail.into(),
+            detail: detail.render(),
         });
     }
 
@@ -302,6 +296,7 @@ impl<'c> Ctx<'c> {
 
     /// Check a tag value against the acting version: allocated, known to the reader, and not
     /// newer than the data declares; private values need an agreement.
+    #[inline]
     pub fn tag<T: TagSpace>(
         &mut self,
         v: TagValue<T>,
@@ -309,6 +304,24 @@ impl<'c> Ctx<'c> {
         rule: Option<Rule>,
     ) -> Result<TagClass<T>, Error> {
         let class = v.class();
+        if let TagClass::Known(t) = class
+            && t.since() <= self.acting(T::AXIS)
+        {
+            return Ok(class);
+        }
+        self.unusual_tag(v, class, offset, rule)?;
+        Ok(class)
+    }
+
+    /// [`Ctx::tag`] for a value that is not allocated at the acting version.
+    #[cold]
+    fn unusual_tag<T: TagSpace>(
+        &mut self,
+        v: TagValue<T>,
+        class: TagClass<T>,
+        offset: u64,
+        rule: Option<Rule>,
+    ) -> Result<(), Error> {
         match class {
             TagClass::Known(t) => {
                 let (reader, data) = (self.reader(T::AXIS), self.data(T::AXIS));
@@ -377,11 +390,22 @@ impl<'c> Ctx<'c> {
                 )?;
             }
         }
-        Ok(class)
+        Ok(())
     }
 
     /// Check flags: every set bit allocated, known to the reader, not newer than the data.
+    #[inline]
     pub fn flags<F: FlagSet>(&mut self, f: F, offset: u64) -> Result<(), Error> {
+        // Bits allocated at the acting version are known to the reader and to the data.
+        if f.bits() & !F::known_at(self.acting(F::AXIS)) == 0 {
+            return Ok(());
+        }
+        self.unusual_flags(f, offset)
+    }
+
+    /// [`Ctx::flags`] for bits not allocated at the acting version.
+    #[cold]
+    fn unusual_flags<F: FlagSet>(&mut self, f: F, offset: u64) -> Result<(), Error> {
         let bits = f.bits();
         let known = F::known_at(self.reader(F::AXIS));
         if bits & !known != 0 {
@@ -415,6 +439,7 @@ impl<'c> Ctx<'c> {
 
     /// The end of a length-prefixed structure on `axis`: at a version the reader knows the
     /// length must match exactly (RES-7); from a newer one the rest is skipped (CD2).
+    #[inline]
     pub fn surplus<'a>(
         &mut self,
         axis: Axis,
@@ -422,29 +447,65 @@ impl<'c> Ctx<'c> {
         offset: u64,
         what: &str,
     ) -> Result<&'a [u8], Error> {
-        if rest.is_empty() {
+        let (data, reader) = (self.data(axis), self.reader(axis));
+        if rest.is_empty() || data > reader {
             return Ok(rest);
         }
-        let (data, reader) = (self.data(axis), self.reader(axis));
-        if data <= reader {
-            // A scheme payload's surplus breaks the scheme rule H7; any other structure's LEN-1.
-            let rule = if axis.style() == crate::version::AxisStyle::Scheme {
-                Rule::H7
-            } else {
-                Rule::Len1
-            };
-            Err(Error::new(
-                rule,
-                offset,
-                format!(
-                    "{} surplus byte(s) at the end of {what}, whose {} version {} this reader knows",
-                    rest.len(),
-                    axis.name(),
-                    axis.style().show(data)
-                ),
-            ))
-        } else {
-            Ok(rest)
-        }
+        Err(surplus_known(axis, data, rest.len(), offset, what))
+    }
+}
+
+/// RES-7: surplus bytes at the end of a structure whose version the reader knows.
+#[cold]
+fn surplus_known(axis: Axis, data: Version, surplus: usize, offset: u64, what: &str) -> Error {
+    // A scheme payload's surplus breaks the scheme rule H7; any other structure's LEN-1.
+    let rule = if axis.style() == crate::version::AxisStyle::Scheme {
+        Rule::H7
+    } else {
+        Rule::Len1
+    };
+    Error::new(
+        rule,
+        offset,
+        format!(
+            "{surplus} surplus byte(s) at the end of {what}, whose {} version {} this reader knows",
+            axis.name(),
+            axis.style().show(data)
+        ),
+    )
+}
+
+/// CD3 or CD4: the data's major version on `axis` is not the reader's.
+#[cold]
+fn major_mismatch(
+    axis: Axis,
+    version: Version,
+    reader: Version,
+    too_high: Rule,
+    too_low: Rule,
+    offset: u64,
+) -> Error {
+    if version.major > reader.major {
+        Error::new(
+            too_high,
+            offset,
+            format!(
+                "{} major version {} is above this reader's {} (CD3)",
+                axis.name(),
+                version.major,
+                reader.major
+            ),
+        )
+    } else {
+        Error::new(
+            too_low,
+            offset,
+            format!(
+                "{} major version {} is below this reader's {}; no migration is defined (CD4)",
+                axis.name(),
+                version.major,
+                reader.major
+            ),
+        )
     }
 }

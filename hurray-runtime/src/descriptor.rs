@@ -42,6 +42,7 @@ impl<'a> Checked<'a> {
 
 /// Read the descriptor at the start of `bytes` (absolute offset `base`), returning it and the
 /// number of bytes it spans (its `descriptor_length`, HDR-6).
+#[inline]
 pub fn read_prefix<'a>(
     bytes: &'a [u8],
     base: u64,

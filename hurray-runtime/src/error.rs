@@ -1,5 +1,7 @@
 //! The one error type of every reader and writer: a stable kebab-case code, the byte offset,
-//! and the rule it breaks. Errors are boxed so `Result`s stay one word wide.
+//! and the rule it breaks. As wasmparser's reader errors, an error is one box made on a cold
+//! path: a `Result` is one word wider than its value, and the text is rendered (from
+//! `format_args!` where the caller has one) only when an error is made.
 
 use std::fmt;
 
@@ -29,17 +31,63 @@ struct Inner {
     detail: String,
 }
 
+/// What was found, as the caller has it: a `String`, a `&str`, or `format_args!(…)` (rendered
+/// only when an error or a warning is kept).
+pub trait Detail {
+    /// The text.
+    fn render(self) -> String;
+}
+
+impl Detail for String {
+    fn render(self) -> String {
+        self
+    }
+}
+
+impl Detail for &str {
+    fn render(self) -> String {
+        self.to_string()
+    }
+}
+
+impl Detail for &String {
+    fn render(self) -> String {
+        self.clone()
+    }
+}
+
+impl Detail for std::borrow::Cow<'_, str> {
+    fn render(self) -> String {
+        self.into_owned()
+    }
+}
+
+impl Detail for fmt::Arguments<'_> {
+    fn render(self) -> String {
+        fmt::format(self)
+    }
+}
+
 impl Error {
     /// A rejection of `rule` at absolute byte `offset`. Only the runtime's readers, its
     /// generated code and `#[derive(HurraySection)]`'s expansion make errors.
     #[doc(hidden)]
     #[cold]
+    #[inline(never)]
     pub fn new(rule: Rule, offset: u64, detail: impl Into<String>) -> Error {
         Error(Box::new(Inner {
             rule,
             offset,
             detail: detail.into(),
         }))
+    }
+
+    /// [`Error::new`] with the detail as `format_args!(…)`: the caller's hot path only builds
+    /// the arguments; the text is rendered here, on the cold path.
+    #[cold]
+    #[inline(never)]
+    pub fn fmt(rule: Rule, offset: u64, detail: fmt::Arguments<'_>) -> Error {
+        Error::new(rule, offset, fmt::format(detail))
     }
 
     /// The stable kebab-case error code (from the rule's entry in `spec/rules`).

@@ -61,6 +61,43 @@ pub fn read<T: Scalar>(bytes: &[u8], offset: usize) -> T {
     T::from_le(&bytes[offset..offset + T::SIZE])
 }
 
+/// Text a parse has checked is UTF-8, read again by a view without checking it again.
+///
+/// # Safety
+/// `bytes` must be valid UTF-8 (a view passes the span its parse checked).
+#[inline]
+pub unsafe fn validated_str(bytes: &[u8]) -> &str {
+    // SAFETY: the caller guarantees `bytes` is UTF-8.
+    unsafe { std::str::from_utf8_unchecked(bytes) }
+}
+
+/// A `Copy` view addresses its fields with 32-bit positions: a structure of more than 4 GiB is
+/// a value too large for it to address, rejected at the bound of the reader it was read from.
+#[inline]
+pub fn addressable(len: usize, offset: u64, bound: Rule, what: &str) -> Result<(), Error> {
+    if u32::try_from(len).is_ok() {
+        return Ok(());
+    }
+    Err(Error::fmt(
+        bound,
+        offset,
+        format_args!("{what} spans {len} bytes, more than the 4 GiB a view addresses"),
+    ))
+}
+
+/// A scalar at `offset`, or zero where `bytes` end first: for arithmetic over bytes a parse has
+/// checked (never short there), total on any other bytes.
+#[inline]
+pub fn read_within<T: Scalar>(bytes: &[u8], offset: usize) -> T {
+    match offset
+        .checked_add(T::SIZE)
+        .and_then(|end| bytes.get(offset..end))
+    {
+        Some(b) => T::from_le(b),
+        None => T::from_le(&[0; 16][..T::SIZE]),
+    }
+}
+
 /// A borrowed array of little-endian scalars; no allocation, no alignment requirement.
 #[derive(Clone, Copy, PartialEq)]
 pub struct Array<'a, T> {
@@ -70,6 +107,7 @@ pub struct Array<'a, T> {
 
 impl<'a, T: Scalar> Array<'a, T> {
     /// An array over `bytes`, whose length is a multiple of `T::SIZE`.
+    #[inline]
     pub fn new(bytes: &'a [u8]) -> Array<'a, T> {
         debug_assert_eq!(bytes.len() % T::SIZE, 0);
         Array {
@@ -78,27 +116,33 @@ impl<'a, T: Scalar> Array<'a, T> {
         }
     }
     /// The number of scalars.
+    #[inline]
     pub fn len(&self) -> usize {
         self.bytes.len() / T::SIZE
     }
     /// Whether there are none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
     /// The scalar at `i`, if there is one.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<T> {
         (i < self.len()).then(|| read(self.bytes, i * T::SIZE))
     }
     /// Every scalar, in order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
         let bytes = self.bytes;
         (0..bytes.len() / T::SIZE).map(move |i| read(bytes, i * T::SIZE))
     }
     /// The bytes as they are on the wire.
+    #[inline]
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
     /// The scalars, copied.
+    #[inline]
     pub fn to_vec(&self) -> Vec<T> {
         self.iter().collect()
     }
@@ -334,6 +378,7 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader over `bytes`, which start at absolute offset `base`; reading past the end
     /// breaks `bound`.
+    #[inline]
     pub fn new(bytes: &'a [u8], base: u64, bound: Rule) -> Reader<'a> {
         Reader {
             bytes,
@@ -343,29 +388,33 @@ impl<'a> Reader<'a> {
         }
     }
     /// Absolute offset of the next byte.
+    #[inline]
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
     /// Bytes left to read.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.bytes.len() - self.pos
     }
     /// The rule broken by reading past the end.
+    #[inline]
     pub fn bound(&self) -> Rule {
         self.bound
     }
     #[cold]
     fn short(&self, need: u64, what: &str) -> Error {
-        Error::new(
+        Error::fmt(
             self.bound,
             self.offset(),
-            format!(
+            format_args!(
                 "{what} needs {need} byte(s) but only {} remain",
                 self.remaining()
             ),
         )
     }
     /// Take `n` bytes.
+    #[inline]
     pub fn take(&mut self, n: u64, what: &str) -> Result<&'a [u8], Error> {
         if n > self.remaining() as u64 {
             return Err(self.short(n, what));
@@ -376,11 +425,13 @@ impl<'a> Reader<'a> {
         Ok(s)
     }
     /// Take one scalar.
+    #[inline]
     pub fn scalar<T: Scalar>(&mut self, what: &str) -> Result<T, Error> {
         Ok(T::from_le(self.take(T::SIZE as u64, what)?))
     }
     /// Take `count` scalars; the count is checked against the bytes that remain before anything
     /// is touched.
+    #[inline]
     pub fn array<T: Scalar>(&mut self, count: u64, what: &str) -> Result<Array<'a, T>, Error> {
         let n = count
             .checked_mul(T::SIZE as u64)
@@ -388,6 +439,7 @@ impl<'a> Reader<'a> {
         Ok(Array::new(self.take(n, what)?))
     }
     /// Read a scalar `at` bytes ahead without consuming.
+    #[inline]
     pub fn peek<T: Scalar>(&self, at: usize, what: &str) -> Result<T, Error> {
         if at + T::SIZE > self.remaining() {
             return Err(self.short((at + T::SIZE) as u64, what));
@@ -395,22 +447,26 @@ impl<'a> Reader<'a> {
         Ok(read(self.bytes, self.pos + at))
     }
     /// A reader over the next `n` bytes, which breaks `bound` when read past.
+    #[inline]
     pub fn sub(&mut self, n: u64, bound: Rule, what: &str) -> Result<Reader<'a>, Error> {
         let base = self.offset();
         let bytes = self.take(n, what)?;
         Ok(Reader::new(bytes, base, bound))
     }
     /// Everything that remains.
+    #[inline]
     pub fn rest(&mut self) -> &'a [u8] {
         let s = &self.bytes[self.pos..];
         self.pos = self.bytes.len();
         s
     }
     /// The bytes consumed since position `start` (a value of [`Reader::pos`]).
+    #[inline]
     pub fn since(&self, start: usize) -> &'a [u8] {
         &self.bytes[start..self.pos]
     }
     /// The current position within this reader's bytes.
+    #[inline]
     pub fn pos(&self) -> usize {
         self.pos
     }
@@ -435,6 +491,7 @@ pub struct FixedSeq<'a, V> {
 
 impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
     /// A sequence over `bytes` (a whole number of structures) at absolute `offset`.
+    #[inline]
     pub fn new(bytes: &'a [u8], offset: u64) -> FixedSeq<'a, V> {
         FixedSeq {
             bytes,
@@ -443,14 +500,17 @@ impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
         }
     }
     /// The number of structures.
+    #[inline]
     pub fn len(&self) -> usize {
         self.bytes.len() / V::SIZE
     }
     /// Whether there are none.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
     /// The structure at `i`, if there is one.
+    #[inline]
     pub fn get(&self, i: usize) -> Option<V> {
         (i < self.len()).then(|| {
             V::at(
@@ -460,6 +520,7 @@ impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
         })
     }
     /// Every structure, in order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = V> + 'a {
         let (bytes, offset) = (self.bytes, self.offset);
         (0..bytes.len() / V::SIZE).map(move |i| {

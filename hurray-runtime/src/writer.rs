@@ -542,14 +542,19 @@ pub fn container_version_needed(kv: &[KvEntry], index: &IndexSection) -> Version
     need
 }
 
-/// The versions each axis needs, raised one requirement at a time.
-struct Needs(std::cell::RefCell<Vec<(Axis, Version)>>);
+/// The number of version axes.
+const AXES: usize = Axis::ALL.len();
+
+/// The versions each axis needs, raised one requirement at a time (an array: no allocation).
+struct Needs(std::cell::Cell<[(Axis, Version); AXES]>);
 
 impl Needs {
     fn bump(&self, axis: Axis, v: Version) {
-        if let Some(e) = self.0.borrow_mut().iter_mut().find(|(a, _)| *a == axis) {
+        let mut all = self.0.get();
+        if let Some(e) = all.iter_mut().find(|(a, _)| *a == axis) {
             e.1 = e.1.max(v);
         }
+        self.0.set(all);
     }
 }
 
@@ -565,10 +570,10 @@ impl TagRule for Needs {
 
 /// W1/W2: the lowest descriptor version that covers every tag, flag bit and field the
 /// descriptor emits (from their `since`), and likewise each scheme's version.
-pub fn required_versions(d: &Descriptor) -> Vec<(Axis, Version)> {
-    let needs = Needs(std::cell::RefCell::new(
-        Axis::ALL.iter().map(|a| (*a, a.initial())).collect(),
-    ));
+pub fn required_versions(d: &Descriptor) -> [(Axis, Version); AXES] {
+    let needs = Needs(std::cell::Cell::new(std::array::from_fn(|i| {
+        (Axis::ALL[i], Axis::ALL[i].initial())
+    })));
     // Infallible: `Needs` never refuses a value.
     let _ = each_tag(d, &needs);
     let bits = d.fixed_header.flags.bits();
@@ -582,7 +587,7 @@ pub fn required_versions(d: &Descriptor) -> Vec<(Axis, Version)> {
     for axis in Axis::ALL {
         needs.bump(*axis, d.version_needed(*axis, axis.initial()));
     }
-    needs.0.into_inner()
+    needs.0.get()
 }
 
 /// Apply the writer rules to an owned descriptor: set the version to the lowest that covers
@@ -598,7 +603,9 @@ pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
 pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>, WriteError> {
     d.sync_presence_flags();
     d.fixed_header.rank = d.shape.len() as u32;
-    d.fixed_header.magic = b"HRRY".to_vec();
+    if d.fixed_header.magic != b"HRRY" {
+        d.fixed_header.magic = b"HRRY".to_vec();
+    }
     for (axis, v) in required_versions(&d) {
         // W4: what the declared version defines is written whole.
         d.fill_defaults(axis, v);

@@ -470,9 +470,7 @@ impl<'r, 'a> Resolver<'r, 'a> {
                 Ok(match name {
                     "fixed_header" => Node::FixedHeader(v.fixed_header()),
                     "shape" => scalars(v.shape_at(), v.shape()),
-                    "layout_fields" => {
-                        Node::Layout(v.layout_fields().clone(), v.layout_fields_at())
-                    }
+                    "layout_fields" => Node::Layout(v.layout_fields(), v.layout_fields_at()),
                     "buffer_table" => Node::BufferTable(v.buffer_table()),
                     "quantization" => Node::Quantization(v.quantization().ok_or("absent")?),
                     "shard" => Node::Shard(v.shard().ok_or("absent")?),
@@ -800,7 +798,7 @@ fn tiled_child<'a>(v: &LayoutTiledView<'a>, name: &str) -> Result<Node<'a>, Stri
         )),
         "outer_strides" => scalars(v.outer_strides_at(), v.outer_strides().ok_or("absent")?),
         "inner_strides" => scalars(v.inner_strides_at(), v.inner_strides().ok_or("absent")?),
-        "nested" => Node::Tiled(v.nested().ok_or("absent")?.clone()),
+        "nested" => Node::Tiled(v.nested().ok_or("absent")?),
         _ => return Err("names no field of a tiled level".into()),
     })
 }

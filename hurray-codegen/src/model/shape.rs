@@ -77,8 +77,23 @@ pub struct StructureShape {
     /// Fixed framing, no params, a constant size, and every field an in-place scalar or a
     /// fixed byte run of the first version: the structure is a plain run of bytes.
     pub simple: bool,
+    /// The field through which the structure nests itself directly (a tiled layout's next
+    /// level), when the levels form a chain a reader walks by arithmetic alone: the field is
+    /// the last and only one nesting the structure in itself, a depth limit bounds it, and
+    /// every other field is a plain scalar or run whose count and presence follow from the
+    /// level's own scalars and the params. A view keeps its level and finds the next one.
+    pub chain: Option<Chain>,
     /// One per field, in wire order.
     pub fields: Vec<FieldShape>,
+}
+
+/// A structure's chain of levels nested in itself through one field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chain {
+    /// The field holding the next level (the structure's last).
+    pub field: usize,
+    /// The most levels a reader accepts (the structure's depth limit).
+    pub levels: u32,
 }
 
 /// The shape of a dispatching space: what its values select.

@@ -215,8 +215,9 @@ const OUTSIDE: i64 = i64::MIN;
 /// Per dimension, the offset contribution of each index of a tiled tensor: every level's
 /// address is a sum of per-dimension terms (layouts.md §17), so the offset of an element
 /// is `Σ_k table[k][i_k]`. Entries too large to compute are [`OUTSIDE`].
-fn tiled_tables<'v>(shape: &[u64], top: &'v LayoutTiledView<'_>) -> Vec<Vec<i64>> {
-    let mut levels: Vec<&'v LayoutTiledView<'_>> = vec![top];
+fn tiled_tables(shape: &[u64], top: &LayoutTiledView<'_>) -> Vec<Vec<i64>> {
+    // Views are small `Copy` records: each level is located from the one above it.
+    let mut levels: Vec<LayoutTiledView<'_>> = vec![*top];
     while levels.len() < 8
         && let Some(next) = levels[levels.len() - 1].nested()
     {

@@ -544,7 +544,7 @@ fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), E
             // One byte per element: element offset o sits at byte byte_offset + o.
             let off = i128::from(f.v.byte_offset());
             let layout = f.v.layout_fields();
-            let walk = address::each_element(layout, &f.shape, f.count, b.len() as u64, |o| {
+            let walk = address::each_element(&layout, &f.shape, f.count, b.len() as u64, |o| {
                 let at = usize::try_from(off + o).ok().filter(|at| *at < b.len());
                 match at {
                     Some(at) if reserved(b[at]) => {

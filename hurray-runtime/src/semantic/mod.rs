@@ -16,8 +16,10 @@ use crate::generated::tags::{
     BlockTableIndexType, CombineOp, CompositionRule, Device, ElementKind, ElementType, Layout,
     LayoutClass, MemoryClass, Scheme, SchemeParameter, SyncMode,
 };
-use crate::structures::{BufferHandleView, DescriptorView, LayoutVariantView, SchemeVariantView};
-use crate::wire::{FixedSeq, TagClass, TagSpace};
+use crate::structures::{
+    BufferHandleView, DescriptorView, FixedHeaderView, LayoutVariantView, SchemeVariantView,
+};
+use crate::wire::{Array, FixedSeq, TagClass, TagSpace};
 use elements::{DYNAMIC, ElementSize};
 use size::Size;
 
@@ -43,6 +45,43 @@ pub struct Param {
     pub at: u64,
 }
 
+/// The dimension sizes, copied once from the descriptor onto the stack (a reader accepts at
+/// most `MAX_RANK` dimensions, SHP-1): no allocation. Reads as a slice.
+#[derive(Clone, Copy)]
+pub struct Dims {
+    len: usize,
+    dims: [u64; FixedHeaderView::MAX_RANK as usize],
+}
+
+impl Dims {
+    /// The dimensions of `shape` (a parsed descriptor has at most `MAX_RANK`).
+    #[inline]
+    pub fn new(shape: Array<'_, u64>) -> Dims {
+        let mut d = Dims {
+            len: 0,
+            dims: [0; FixedHeaderView::MAX_RANK as usize],
+        };
+        for (slot, x) in d.dims.iter_mut().zip(shape.iter()) {
+            *slot = x;
+            d.len += 1;
+        }
+        d
+    }
+}
+
+impl std::ops::Deref for Dims {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.dims[..self.len]
+    }
+}
+
+impl std::fmt::Debug for Dims {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// What the checks need to know about a descriptor, computed once.
 #[derive(Debug)]
 pub struct Facts<'v, 'a> {
@@ -51,7 +90,7 @@ pub struct Facts<'v, 'a> {
     /// Its rank.
     pub rank: u64,
     /// Its shape, one extent per dimension.
-    pub shape: Vec<u64>,
+    pub shape: Dims,
     /// Element count, checked; `None` when a dimension is dynamic (SHP-3, RES-36).
     pub count: Option<Size>,
     /// How elements occupy bytes; `None` for a type this reader cannot size.
@@ -72,9 +111,10 @@ pub struct Facts<'v, 'a> {
 
 impl<'v, 'a> Facts<'v, 'a> {
     /// Compute the facts of a parsed descriptor.
+    #[inline]
     pub fn new(v: &'v DescriptorView<'a>) -> Facts<'v, 'a> {
         let h = v.fixed_header();
-        let shape: Vec<u64> = v.shape().iter().collect();
+        let shape = Dims::new(v.shape());
         let type_tag = h.type_tag().raw();
         let elem = match ElementType::classify(type_tag) {
             TagClass::Known(t) => Some(ElementSize::of(t)),

@@ -23,25 +23,32 @@ pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
             Some(w) => condition_expr(spec, w, false),
             None => quote!(true),
         };
-        let report = match c.level {
-            CheckLevel::Reject => quote!(ctx.violation(#rule, __at, __msg)?;),
-            CheckLevel::Warn => quote!(ctx.warn(#rule, __at, __msg);),
+        // The message is rendered only when the check fails and its finding is kept.
+        let report = |msg: TokenStream| match c.level {
+            CheckLevel::Reject => quote!(ctx.violation(#rule, __at, #msg)?;),
+            CheckLevel::Warn => quote!(ctx.warn(#rule, __at, #msg);),
         };
         let body = match &c.kind {
-            CheckKind::Equals(Lit::Int(0)) if f.ty == FieldType::Bytes => quote! {
-                if #when && v.iter().any(|b| *b != 0) {
-                    let __at = #oi + v.iter().position(|b| *b != 0).unwrap_or(0) as u64;
-                    let __msg = format!("reserved bytes {} are {:02x?}, not zero", #name, v);
-                    #report
+            CheckKind::Equals(Lit::Int(0)) if f.ty == FieldType::Bytes => {
+                let report = report(quote!(
+                    format_args!("reserved bytes {} are {:02x?}, not zero", #name, v)
+                ));
+                quote! {
+                    if #when && let Some(__i) = v.iter().position(|b| *b != 0) {
+                        let __at = #oi + __i as u64;
+                        #report
+                    }
                 }
-            },
+            }
             CheckKind::Bytes(b) => {
                 let bl: Vec<_> = b.iter().map(|x| Literal::u8_unsuffixed(*x)).collect();
                 let hex = crate::render::hex(b);
+                let report = report(quote!(
+                    format_args!("{} is {:02x?}, not {}", #name, v, #hex)
+                ));
                 quote! {
                     if #when && v != [#(#bl),*] {
                         let __at = #oi;
-                        let __msg = format!("{} is {:02x?}, not {}", #name, v, #hex);
                         #report
                     }
                 }
@@ -52,9 +59,9 @@ pub fn checks(spec: &Spec, id: StructId, i: usize) -> TokenStream {
                 let n = numeric(&f.ty, prim, x.clone());
                 let pred = predicate(spec, s, kind, prim, &n);
                 let expect = render::check_kind(s, kind, Style::Message);
+                let report = report(quote!(format_args!("{} = {:?} {}", #name, #x, #expect)));
                 let single = quote! {
                     if #when && !(#pred) {
-                        let __msg = format!("{} = {:?} {}", #name, #x, #expect);
                         #report
                     }
                 };

@@ -1,10 +1,12 @@
 //! Naming and small token helpers shared by the Rust emitters: the identifiers of generated
-//! types and locals, typed scalars, paths to earlier fields, conditions, counts, defaults.
+//! types and locals, typed scalars, paths to earlier fields, conditions, counts, defaults, and
+//! how a view keeps each field (which its parse and its accessors both follow).
 
 use heck::{ToShoutySnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Literal, Span as PSpan, TokenStream};
 use quote::{format_ident, quote};
 
+use crate::model::shape::DispatchShape;
 use crate::model::*;
 
 pub fn ident(s: &str) -> Ident {
@@ -148,6 +150,16 @@ pub fn prim_lit(p: Prim, v: &Lit) -> TokenStream {
 
 pub fn view_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
     format_ident!("{}View", camel(&spec.structure(id).name))
+}
+
+/// The record a view of `id` keeps (`<Name>Positions`): see `views`.
+pub fn record_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
+    format_ident!("{}Positions", camel(&spec.structure(id).name))
+}
+
+/// The record a view keeps of a variant a field dispatches to (`<Space>VariantPositions`).
+pub fn variant_record_ident(spec: &Spec, tag_space: SpaceId) -> proc_macro2::Ident {
+    format_ident!("{}VariantPositions", camel(&spec.space(tag_space).name))
 }
 
 pub fn owned_ident(spec: &Spec, id: StructId) -> proc_macro2::Ident {
@@ -334,6 +346,71 @@ pub fn default_tokens(spec: &Spec, s: &Structure, f: &Field, owned_self: bool) -
             }
         }
         None => wrap_scalar(spec, &f.ty, prim_lit(prim, &Lit::Int(0))),
+    }
+}
+
+/// The containment of a dispatching space (the analysis pass shapes every one a field
+/// dispatches on).
+pub fn dispatch_shape(spec: &Spec, space: SpaceId) -> &DispatchShape {
+    spec.space(space)
+        .dispatch
+        .as_ref()
+        .expect("the analysis pass shapes every space a field dispatches on")
+}
+
+/// How a view keeps a field and how its accessor reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// A scalar at a constant offset in every version: read in place, nothing kept.
+    InPlace,
+    /// A scalar elsewhere (optional, appended, or after a variable-size field): read at its
+    /// position.
+    Scalar,
+    /// A run of scalars, raw bytes or UTF-8 text: the span between its position and the next.
+    Span,
+    /// A structure or a dispatched variant that is a `Copy` view: its record is kept and the
+    /// view made from its span on access.
+    Record,
+    /// A structure or a dispatched variant that holds a sequence of variable-size entries:
+    /// its view is kept whole (not `Copy`).
+    View,
+    /// The next level of a chain of levels nested in themselves (a tiled layout's `nested`):
+    /// a presence bit is kept, and the level's record is located from its bytes on access.
+    Levels,
+    /// A structure nested in itself other than through a chain: its view behind a box.
+    Boxed,
+    /// A sequence of plain fixed-size structures: a `FixedSeq` over its span.
+    FixedSeq,
+    /// A sequence of variable-size structures or variants: their views, kept in a `Vec`.
+    Seq,
+}
+
+/// How field `i` of `id` is kept.
+pub fn kept(spec: &Spec, id: StructId, i: usize) -> Kept {
+    let s = spec.structure(id);
+    let (f, shape) = (&s.fields[i], &s.shape.fields[i]);
+    if shape.in_place {
+        return Kept::InPlace;
+    }
+    match (&f.ty, &f.count) {
+        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => Kept::Scalar,
+        (FieldType::Struct(_), None) if shape.recursive => {
+            if s.shape.chain.map(|c| c.field) == Some(i) {
+                Kept::Levels
+            } else {
+                Kept::Boxed
+            }
+        }
+        (FieldType::Struct(t), None) if spec.structure(*t).shape.containment.copy => Kept::Record,
+        (FieldType::Dispatch { space, .. }, None)
+            if dispatch_shape(spec, *space).containment.copy =>
+        {
+            Kept::Record
+        }
+        (FieldType::Struct(_) | FieldType::Dispatch { .. }, None) => Kept::View,
+        (FieldType::Struct(t), Some(_)) if spec.structure(*t).shape.simple => Kept::FixedSeq,
+        (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_)) => Kept::Seq,
+        _ => Kept::Span,
     }
 }
 

@@ -4,7 +4,7 @@
 //! conversions come from `values`.
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 use super::common::*;
 use super::values::{field_from_value, field_to_value};
@@ -27,18 +27,8 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
     let mut fill = Vec::new();
     let mut need = Vec::new();
 
-    // Pre-encode fields whose length an earlier field gives (enclosed length prefixes).
-    for (i, shape) in shapes.iter().enumerate() {
-        if let Some(j) = shape.gives_size_of
-            && shapes[j].sized_by.map(|b| b.field) == Some(i)
-        {
-            let tmp = format_ident!("__enc_{}", j);
-            let jn = ident(&s.fields[j].name);
-            let enc = encode_field(spec, &s.fields[j], quote!(self.#jn));
-            encode
-                .extend(quote!(let mut #tmp: Vec<u8> = Vec::new(); { let out = &mut #tmp; #enc }));
-        }
-    }
+    // The encoding's length, summed field by field as `encode` writes them.
+    let mut length = Vec::new();
 
     for (i, f) in s.fields.iter().enumerate() {
         let name = ident(&f.name);
@@ -48,23 +38,27 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             let size = f.size.as_ref().and_then(Affine::as_constant).unwrap_or(0) as u64;
             let l = lit_usize(size);
             encode.extend(quote!(out.extend_from_slice(&[0u8; #l]);));
+            length.push(quote!(#l));
             continue;
         }
         let shape = &shapes[i];
         if let Some(j) = shape.gives_size_of {
             // A count or length the owned form derives from a later field.
-            let p = prim_type(f.ty.scalar_prim(spec).unwrap_or(Prim::U32));
+            let prim = f.ty.scalar_prim(spec).unwrap_or(Prim::U32);
+            let p = prim_type(prim);
             let later = &s.fields[j];
             let ln = ident(&later.name);
             let len = if shapes[j].sized_by.map(|b| b.field) == Some(i) {
-                let tmp = format_ident!("__enc_{}", j);
-                quote!(#tmp.len())
+                // An enclosed length prefix: the byte length of the later field's encoding.
+                encoded_len(spec, later, quote!(self.#ln))
             } else if later.presence != Presence::Always {
                 quote!(self.#ln.as_ref().map_or(0, |x| x.len()))
             } else {
                 quote!(self.#ln.len())
             };
             encode.extend(quote!(crate::wire::Scalar::put(#len as #p, out);));
+            let size = lit_usize(prim.size() as u64);
+            length.push(quote!(#size));
             continue;
         }
         let optional = shape.optional();
@@ -113,10 +107,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             new_inits.push(quote!(#name,));
         }
         // encode
-        if shape.sized_by.is_some() {
-            let tmp = format_ident!("__enc_{}", i);
-            encode.extend(quote!(out.extend_from_slice(&#tmp);));
-        } else if shape.appended && shape.scalar {
+        if shape.appended && shape.scalar {
             let later: Vec<_> = s.fields[i + 1..]
                 .iter()
                 .zip(&shapes[i + 1..])
@@ -125,6 +116,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
                 .collect();
             let def = default_tokens(spec, s, f, true);
             let enc = encode_field(spec, f, quote!(__v));
+            let len = encoded_len(spec, f, quote!(__v));
             encode.extend(quote! {
                 // W4: an appended field is written whole, and also when a later one is.
                 if self.#name.is_some() #(|| self.#later.is_some())* {
@@ -132,12 +124,18 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
                     #enc
                 }
             });
+            length.push(
+                quote!(if self.#name.is_some() #(|| self.#later.is_some())* { #len } else { 0 }),
+            );
         } else if optional {
             let enc = encode_field(spec, f, quote!(__v));
+            let len = encoded_len(spec, f, quote!(__v));
             encode.extend(quote!(if let Some(__v) = &self.#name { let __v = __v; #enc }));
+            length.push(quote!(match &self.#name { Some(__v) => #len, None => 0 }));
         } else {
             let enc = encode_field(spec, f, quote!(self.#name));
             encode.extend(enc);
+            length.push(encoded_len(spec, f, quote!(self.#name)));
         }
         to_value.push(field_to_value(spec, id, i));
         from_value.extend(field_from_value(spec, id, i));
@@ -188,6 +186,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
         ctor.push(quote!(skipped: crate::value::de::skipped(v),));
         new_inits.push(quote!(skipped: Vec::new(),));
         encode.extend(quote!(out.extend_from_slice(&self.skipped);));
+        length.push(quote!(self.skipped.len()));
         to_value.push(quote!(if !self.skipped.is_empty() {
             out.push((
                 "skipped".to_string(),
@@ -231,10 +230,18 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
                 #encode
             }
 
-            /// The encoding as a new vector.
+            /// The length in bytes of the encoding.
+            #[allow(clippy::identity_op)]
+            pub fn encoded_len(&self) -> usize {
+                0 #(+ #length)*
+            }
+
+            /// The encoding as a new vector, allocated once at its length.
             pub fn to_bytes(&self) -> Vec<u8> {
-                let mut out = Vec::new();
+                let len = self.encoded_len();
+                let mut out = Vec::with_capacity(len);
                 self.encode(&mut out);
+                debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
                 out
             }
 
@@ -305,6 +312,28 @@ fn owned_member_ty(spec: &Spec, f: &Field) -> TokenStream {
             quote!(Vec<#o>)
         }
         _ => quote!(()),
+    }
+}
+
+/// The length in bytes of one field's value `v` as `encode_field` writes it.
+fn encoded_len(spec: &Spec, f: &Field, v: TokenStream) -> TokenStream {
+    match (&f.ty, &f.count) {
+        (FieldType::Prim(_) | FieldType::Tag(_) | FieldType::Flags(_), None) => {
+            let size = lit_usize(f.ty.scalar_prim(spec).map_or(0, |p| p.size() as u64));
+            quote!(#size)
+        }
+        (t, Some(_)) if t.scalar_prim(spec).is_some() => {
+            let size = lit_usize(t.scalar_prim(spec).map_or(0, |p| p.size() as u64));
+            quote!((#v).len() * #size)
+        }
+        (FieldType::Bytes | FieldType::Utf8, _) => quote!((#v).len()),
+        (FieldType::Struct(_), None) | (FieldType::Dispatch { .. }, None) => {
+            quote!((#v).encoded_len())
+        }
+        (FieldType::Struct(_), Some(_)) | (FieldType::Dispatch { .. }, Some(_)) => {
+            quote!((#v).iter().map(|__e| __e.encoded_len()).sum::<usize>())
+        }
+        _ => quote!(0),
     }
 }
 

@@ -8,7 +8,7 @@ use quote::quote;
 
 use super::checks::checks;
 use super::common::*;
-use crate::model::shape::{Containment, DispatchShape, Prefix};
+use crate::model::shape::{Containment, Prefix};
 use crate::model::*;
 
 /// The parameter list of a parse function: its params, and a nesting depth for what can
@@ -51,21 +51,12 @@ pub fn depth_check(spec: &Spec, id: StructId) -> TokenStream {
             quote! {
                 let depth = depth + 1;
                 if depth > #l {
-                    return Err(crate::error::Error::new(#r, r0.offset(), format!("{} nests {} levels deep; the limit is {}", #name, depth, #l)));
+                    return Err(crate::error::Error::fmt(#r, r0.offset(), format_args!("{} nests {} levels deep; the limit is {}", #name, depth, #l)));
                 }
             }
         }
         _ => quote!(),
     }
-}
-
-/// The containment of a dispatching space (the analysis pass shapes every one a field
-/// dispatches on).
-pub fn dispatch_shape(spec: &Spec, space: SpaceId) -> &DispatchShape {
-    spec.space(space)
-        .dispatch
-        .as_ref()
-        .expect("the analysis pass shapes every space a field dispatches on")
 }
 
 /// The body of a view's `parse`.
@@ -169,7 +160,7 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
                         let __len = #e as u64;
                         let __used = r.offset() - offset;
                         if __len < __used {
-                            return Err(crate::error::Error::new(#rule, offset, format!("the length prefix {} is shorter than the {} bytes of {} already read", __len, __used, #title)));
+                            return Err(crate::error::Error::fmt(#rule, offset, format_args!("the length prefix {} is shorter than the {} bytes of {} already read", __len, __used, #title)));
                         }
                         let mut __sub = r.sub(__len - __used, #rule, #title)?;
                         let r = &mut __sub;
@@ -265,7 +256,7 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                 let __b = r.take(#c, #what)?;
                 match std::str::from_utf8(__b) {
                     Ok(s) => s,
-                    Err(e) => return Err(crate::error::Error::new(#rule, #oi + e.valid_up_to() as u64, format!("{} is not valid UTF-8", #what))),
+                    Err(e) => return Err(crate::error::Error::fmt(#rule, #oi + e.valid_up_to() as u64, format_args!("{} is not valid UTF-8", #what))),
                 }
             })
         }
@@ -291,13 +282,13 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                             let __b = r.take(__n.saturating_mul(#size), #what)?;
                             let mut __r = crate::wire::Reader::new(__b, #oi, r.bound());
                             for _ in 0..__n { #v::parse(&mut __r, ctx #args)?; }
-                            crate::wire::FixedSeq::new(__b, #oi)
+                            crate::wire::FixedSeq::<#v>::new(__b, #oi)
                         })
                     } else {
                         quote!({
                             let __n = #c;
                             if __n > r.remaining() as u64 {
-                                return Err(crate::error::Error::new(r.bound(), #oi, format!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
+                                return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
                             }
                             let mut __v = Vec::with_capacity(__n as usize);
                             for _ in 0..__n { __v.push(#v::parse(r, ctx #args)?); }
@@ -352,7 +343,7 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                     quote!({
                         let __n = #c;
                         if __n > r.remaining() as u64 {
-                            return Err(crate::error::Error::new(r.bound(), #oi, format!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
+                            return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
                         }
                         let mut __v = Vec::with_capacity(__n as usize);
                         for _ in 0..__n { __v.push(#inner); }

@@ -7,7 +7,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::common::*;
-use super::parse::{call_args, dispatch_shape, parse_params};
+use super::parse::{call_args, parse_params};
 use crate::model::*;
 
 pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
@@ -28,8 +28,14 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     let mut tag_arms_v = Vec::new();
     let mut tag_arms_o = Vec::new();
     let mut encode_arms = Vec::new();
+    let mut len_arms = Vec::new();
     let mut tv_arms = Vec::new();
     let mut fv_arms = Vec::new();
+    // A `Copy` space's views keep a record of the variant (see `views`).
+    let vr = variant_record_ident(spec, space);
+    let mut record_variants = Vec::new();
+    let mut positions_arms = Vec::new();
+    let mut view_arms = Vec::new();
     for t in &tag_space.tags {
         let v = camel(&t.name);
         let val = Literal::u32_unsuffixed(t.value);
@@ -47,18 +53,27 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 );
                 view_variants.push(quote!(#d #v(#sv<'a>),));
                 owned_variants.push(quote!(#d #v(#so),));
+                let rec = record_ident(spec, sid);
+                record_variants.push(quote!(#v(#rec),));
+                positions_arms.push(quote!(#vv::#v(x) => #vr::#v(x.at),));
+                view_arms.push(quote!(#vr::#v(at) => #vv::#v(#sv { bytes, offset, at }),));
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v(#sv::parse(r, ctx #args)?),));
                 owned_arms.push(quote!(#vv::#v(x) => #vo::#v(x.owned()),));
                 encode_arms.push(quote!(#vo::#v(x) => x.encode(out),));
+                len_arms.push(quote!(#vo::#v(x) => x.encoded_len(),));
                 tv_arms.push(quote!(#vo::#v(x) => x.to_value(),));
                 fv_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => Ok(#vo::#v(#so::from_value(v, path)?)),));
             }
             None => {
                 view_variants.push(quote!(#d #v,));
                 owned_variants.push(quote!(#d #v,));
+                record_variants.push(quote!(#v,));
+                positions_arms.push(quote!(#vv::#v => #vr::#v,));
+                view_arms.push(quote!(#vr::#v => #vv::#v,));
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v,));
                 owned_arms.push(quote!(#vv::#v => #vo::#v,));
                 encode_arms.push(quote!(#vo::#v => {},));
+                len_arms.push(quote!(#vo::#v => 0,));
                 tv_arms.push(quote!(#vo::#v => crate::value::Value::Object(Vec::new()),));
                 fv_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => Ok(#vo::#v),));
             }
@@ -74,6 +89,10 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         );
         view_variants.push(quote!(/// An implementation-private value.
             Private(u32, #sv<'a>),));
+        let rec = record_ident(spec, sid);
+        record_variants.push(quote!(Private(u32, #rec),));
+        positions_arms.push(quote!(#vv::Private(t, x) => #vr::Private(*t, x.at),));
+        view_arms.push(quote!(#vr::Private(t, at) => #vv::Private(t, #sv { bytes, offset, at }),));
         owned_variants.push(quote!(/// An implementation-private value.
             Private(u32, #so),));
         parse_arms.push(
@@ -83,6 +102,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         tag_arms_v.push(quote!(#vv::Private(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Private(t, _) => *t,));
         encode_arms.push(quote!(#vo::Private(_, x) => x.encode(out),));
+        len_arms.push(quote!(#vo::Private(_, x) => x.encoded_len(),));
         tv_arms.push(quote!(#vo::Private(_, x) => x.to_value(),));
         fv_arms.push(quote!(crate::wire::TagClass::Private => Ok(#vo::Private(tag, #so::from_value(v, path)?)),));
     }
@@ -96,9 +116,13 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             Opaque(u32, Vec<u8>),),
         );
         owned_arms.push(quote!(#vv::Opaque(t, b) => #vo::Opaque(*t, b.to_vec()),));
+        record_variants.push(quote!(Opaque(u32),));
+        positions_arms.push(quote!(#vv::Opaque(t, _) => #vr::Opaque(*t),));
+        view_arms.push(quote!(#vr::Opaque(t) => #vv::Opaque(t, bytes),));
         tag_arms_v.push(quote!(#vv::Opaque(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Opaque(t, _) => *t,));
         encode_arms.push(quote!(#vo::Opaque(_, b) => out.extend_from_slice(b),));
+        len_arms.push(quote!(#vo::Opaque(_, b) => b.len(),));
         tv_arms.push(quote!(#vo::Opaque(_, b) => crate::value::Value::Object(vec![("opaque".to_string(), crate::value::Value::Bytes(b.clone()))]),));
         quote! {
             ctx.tag(crate::wire::TagValue::<super::tags::#ty>::from_raw(tag), tag_at, None)?;
@@ -107,7 +131,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     } else {
         quote! {
             ctx.tag(crate::wire::TagValue::<super::tags::#ty>::from_raw(tag), tag_at, None)?;
-            return Err(crate::error::Error::new(<super::tags::#ty as crate::wire::TagSpace>::REJECT_UNKNOWN, tag_at, format!("{} {:#04x} cannot be parsed by this reader", #ty::NAME_STR, tag)));
+            return Err(crate::error::Error::fmt(<super::tags::#ty as crate::wire::TagSpace>::REJECT_UNKNOWN, tag_at, format_args!("{} {:#04x} cannot be parsed by this reader", #ty::NAME_STR, tag)));
         }
     };
     let opaque_fv = if bounded {
@@ -217,6 +241,32 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     };
     let grows = " A later spec may allocate values that select new structures, so a `match` outside this crate needs a wildcard arm.";
     let vdoc = format!(" The structure selected by a `{name}` value: a borrowed view.{grows}");
+    let records = if dispatch.containment.copy {
+        let rdoc = format!(
+            " What a view keeps of the structure a `{name}` value selected: which one, and its record."
+        );
+        quote! {
+            #[doc = #rdoc]
+            #[derive(Clone, Copy, Debug)]
+            enum #vr { #(#record_variants)* }
+
+            impl #vr {
+                /// The view of the variant over `bytes` (the field's span) at `offset`.
+                fn view<'a>(self, bytes: &'a [u8], offset: u64) -> #vv<'a> {
+                    match self { #(#view_arms)* }
+                }
+            }
+
+            impl #vv<'_> {
+                /// What a view keeps of this variant.
+                fn positions(&self) -> #vr {
+                    match self { #(#positions_arms)* }
+                }
+            }
+        }
+    } else {
+        quote!()
+    };
     let odoc = format!(" The structure selected by a `{name}` value: an owned value.{grows}");
     quote! {
         impl super::tags::#ty {
@@ -262,6 +312,8 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             #common_view
         }
 
+        #records
+
         #[doc = #odoc]
         #[derive(Clone, Debug, PartialEq)]
         #[non_exhaustive]
@@ -286,6 +338,10 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             /// Append the selected structure's encoding.
             pub fn encode(&self, out: &mut Vec<u8>) {
                 match self { #(#encode_arms)* }
+            }
+            /// The length in bytes of the encoding.
+            pub fn encoded_len(&self) -> usize {
+                match self { #(#len_arms)* }
             }
             /// The selected structure's fields by spec name.
             pub fn to_value(&self) -> crate::value::Value {
