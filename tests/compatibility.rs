@@ -44,6 +44,42 @@ fn load_amended() -> Spec {
     loaded.spec.expect("a clean load has a model")
 }
 
+/// What a reader does with a cell's data, in the terms of the matrix. The data of a version
+/// carries every field appended up to that version (W4), so a reader older than the data skips
+/// all of those its version does not define, not only the cell's own (CD2).
+fn expected_cell(spec: &Spec, m: &compat::Matrix, c: &compat::Cell) -> Seen {
+    let want = expected(spec, &c.verdict);
+    let Change::AppendedField { structure, .. } = &m.items[c.item].change else {
+        return want;
+    };
+    let skipped: u64 = m
+        .items
+        .iter()
+        .filter_map(|i| match &i.change {
+            Change::AppendedField {
+                structure: s,
+                bytes,
+                ..
+            } if s == structure && c.reader < i.since && i.since <= c.data => Some(*bytes),
+            _ => None,
+        })
+        .sum();
+    match want {
+        Seen::Accept | Seen::Skips(_) if skipped > 0 => Seen::Skips(skipped),
+        other => other,
+    }
+}
+
+/// What a reader did about the cell's own item: for an item other than an appended field, the
+/// bytes skipped of fields appended by other items are not its business.
+fn about_item(item: &Item, seen: Seen) -> Seen {
+    match (&item.change, seen) {
+        (Change::AppendedField { .. }, seen) => seen,
+        (_, Seen::Skips(_)) => Seen::Accept,
+        (_, seen) => seen,
+    }
+}
+
 /// What a reader did, in the terms of the matrix.
 #[derive(Clone, Debug, PartialEq)]
 enum Seen {
@@ -323,14 +359,17 @@ fn every_cell_of_the_generated_matrix_reads_as_the_spec_says() {
             not_run.insert(item.name.as_str());
             continue;
         };
-        let want = expected(spec, &c.verdict);
+        let want = expected_cell(spec, &m, c);
         let field = known_field(spec, item, c.reader);
-        let got = observe!(
-            new,
-            &bytes,
-            is_file,
-            &new_config(axis, c.reader, c.mode),
-            field.as_deref()
+        let got = about_item(
+            item,
+            observe!(
+                new,
+                &bytes,
+                is_file,
+                &new_config(axis, c.reader, c.mode),
+                field.as_deref()
+            ),
         );
         if got != want {
             failures.push(format!(
@@ -381,8 +420,8 @@ fn the_released_build_reads_the_newer_builds_data_as_the_matrix_says() {
             continue;
         };
         let config = old::ReaderConfig::new().permissive(c.mode == Mode::Permissive);
-        let got = observe!(old, &bytes, is_file, &config, None);
-        let want = expected(spec, &c.verdict);
+        let got = about_item(item, observe!(old, &bytes, is_file, &config, None));
+        let want = expected_cell(spec, &m, c);
         run += 1;
         if got != want {
             failures.push(format!(

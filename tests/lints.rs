@@ -23,11 +23,6 @@ struct Seen {
     passing: BTreeSet<String>,
 }
 
-/// Run every fixture of `group` on the spec tree `base`.
-fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
-    run_group_with(group, base, scratch, |got| got)
-}
-
 /// Whether the finding `line` (as [`short`] writes it) is on the item `about` or one of its
 /// own keys (not an entry of one of its lists).
 fn is_about(line: &str, about: &str) -> bool {
@@ -61,13 +56,8 @@ fn once_per_finding(got: String) -> String {
         .collect()
 }
 
-/// [`run_group`], with the findings normalized by `normalize` before they are compared.
-fn run_group_with(
-    group: &str,
-    base: &Path,
-    scratch: &str,
-    normalize: fn(String) -> String,
-) -> Seen {
+/// Run every fixture of `group` on the spec tree `base`.
+fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
     let dir = root().join("tests/fixtures").join(group);
     let bless = std::env::var_os("BLESS").is_some();
     let mut seen = Seen {
@@ -120,7 +110,7 @@ fn run_group_with(
             }
             seen.passing.insert(p.clone());
         }
-        let got = normalize(got);
+        let got = once_per_finding(got);
         let expected_path = fdir.join("expected.txt");
         if bless {
             std::fs::write(&expected_path, placeholders(&m, &fdir, &got)).unwrap();
@@ -269,6 +259,6 @@ fn every_fixture_means_the_same_after_a_legal_amendment() {
             short(&checked.sources, tree, checked.diags.items())
         );
     }
-    run_group_with("model", &twice.tree, "amended", once_per_finding);
-    run_group_with("amendments", &twice.tree, "amended", once_per_finding);
+    run_group("model", &twice.tree, "amended");
+    run_group("amendments", &twice.tree, "amended");
 }
