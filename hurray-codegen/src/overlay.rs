@@ -279,13 +279,7 @@ pub fn materialize(spec: &Path, edit_toml: &Path, work: &Path) -> std::io::Resul
         )));
     };
     let vars = Vars::of(model, latest.as_ref());
-    let fail = |what: String| io(format!("{}: {what}", edit_toml.display()));
-    for b in &overlay.bump {
-        bump(model, &out, b).map_err(fail)?;
-    }
-    for ed in &overlay.edit {
-        apply(&vars, &out, ed).map_err(fail)?;
-    }
+    apply(&out, &overlay, &vars).map_err(|what| io(format!("{}: {what}", edit_toml.display())))?;
     Ok(Materialized {
         overlay,
         tree: out,
@@ -294,37 +288,45 @@ pub fn materialize(spec: &Path, edit_toml: &Path, work: &Path) -> std::io::Resul
 }
 
 /// Set an axis's `current` to its next version, keeping the file's formatting.
-fn bump(base: &Spec, tree: &Path, b: &Bump) -> Result<(), String> {
-    let axis = base
-        .axes
-        .iter()
-        .find(|a| a.name == b.axis)
-        .ok_or_else(|| format!("bump: the spec has no axis `{}`", b.axis))?;
-    if b.to == Step::Major && axis.style == AxisStyle::Scheme {
-        return Err(format!(
-            "bump: axis `{}` has no major version (RES-6)",
-            b.axis
-        ));
+/// Apply an overlay's bumps, then its edits, to the spec tree `tree` in place; `vars` are the
+/// facts of the spec the overlay amends (the versions its bumps step from).
+pub fn apply(tree: &Path, overlay: &Overlay, vars: &Vars) -> Result<(), String> {
+    for b in &overlay.bump {
+        bump(vars, tree, b)?;
     }
-    let v = next(axis.current, b.to);
+    for ed in &overlay.edit {
+        apply_edit(vars, tree, ed)?;
+    }
+    Ok(())
+}
+
+/// Set an axis's `current` to its next version, keeping the file's formatting (and the
+/// value's kind: a `"major.minor"` string or a scheme's integer).
+fn bump(vars: &Vars, tree: &Path, b: &Bump) -> Result<(), String> {
+    let step = match b.to {
+        Step::Minor => "minor",
+        Step::Major => "major",
+    };
+    let v = vars.get(&format!("{}+{step}", b.axis)).ok_or_else(|| {
+        format!(
+            "bump: the spec has no axis `{}` with a next {step} version",
+            b.axis
+        )
+    })?;
     let path = tree.join("spec.toml");
     let mut doc = parse_doc(&path)?;
-    let table = doc
-        .get_mut("axis")
-        .and_then(toml_edit::Item::as_array_of_tables_mut)
-        .and_then(|a| {
-            a.iter_mut()
-                .find(|t| t.get("name").and_then(|n| n.as_str()) == Some(b.axis.as_str()))
-        })
-        .ok_or_else(|| format!("bump: spec.toml has no [[axis]] named `{}`", b.axis))?;
-    let value = match axis.style {
-        AxisStyle::MajorMinor => toml_edit::Value::from(axis.show(v)),
-        AxisStyle::Scheme => toml_edit::Value::from(i64::from(v.minor)),
-    };
-    let slot = table
+    let slot = named_table(&mut doc, "axis", &b.axis)
+        .ok_or_else(|| format!("bump: spec.toml has no [[axis]] named `{}`", b.axis))?
         .get_mut("current")
         .and_then(toml_edit::Item::as_value_mut)
         .ok_or_else(|| format!("bump: axis `{}` has no `current`", b.axis))?;
+    let value = match slot.as_integer() {
+        Some(_) => toml_edit::Value::from(
+            v.parse::<i64>()
+                .map_err(|e| format!("bump: `{v}` on axis `{}`: {e}", b.axis))?,
+        ),
+        None => toml_edit::Value::from(v),
+    };
     let decor = slot.decor().clone();
     *slot = value;
     *slot.decor_mut() = decor;
@@ -332,7 +334,7 @@ fn bump(base: &Spec, tree: &Path, b: &Bump) -> Result<(), String> {
 }
 
 /// Apply one edit, its texts expanded.
-fn apply(vars: &Vars, tree: &Path, ed: &Edit) -> Result<(), String> {
+fn apply_edit(vars: &Vars, tree: &Path, ed: &Edit) -> Result<(), String> {
     let x = |t: &Option<String>| t.as_deref().map(|t| vars.expand(t)).transpose();
     let file = vars.expand(&ed.file)?;
     let path = tree.join(&file);
