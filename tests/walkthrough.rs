@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use common::fixtures::{copy_dir, item_at};
+use common::fixtures::{copy_dir, location};
 use common::{hurray_spec, root, scratch, stderr, stdout};
 use hurray_codegen::overlay::{self, Overlay, Vars};
 
@@ -23,17 +23,12 @@ fn verdict(spec: &Path) -> Vec<String> {
         .items()
         .iter()
         .map(|d| {
-            let at = d.span.map_or_else(
-                || "-".to_string(),
-                |s| {
-                    let f = checked.sources.get(s.file);
-                    let rel = f.path.strip_prefix(spec).unwrap_or(&f.path);
-                    let item = item_at(&f.text, s.start as usize)
-                        .unwrap_or_else(|| f.line_col(s.start as usize).to_string());
-                    format!("{}:{item}", rel.display())
-                },
-            );
-            format!("{}[{}] {at}", d.level.as_str(), d.lint.id)
+            format!(
+                "{}[{}] {}",
+                d.level.as_str(),
+                d.lint.id,
+                location(&checked.sources, spec, d)
+            )
         })
         .collect();
     out.sort();

@@ -1,6 +1,7 @@
 //! Spec overlays: a small amendment of a spec tree (`edit.toml`), applied to a copy. Amendment
-//! fixtures are overlays on the spec, and the second runtimes of the evolvability tests are
-//! generated from overlaid trees by their build scripts.
+//! fixtures are overlays on the spec, the walkthrough test applies its steps as overlays, and
+//! the second runtimes of the evolvability tests are generated from overlaid trees by their
+//! build scripts.
 //!
 //! An overlay states its intent against the model rather than against today's text, so that
 //! it still means the same after any legal amendment of `spec/`:
@@ -10,19 +11,51 @@
 //!   is always a version no release has used;
 //! - `[[bump]] axis = "descriptor"` moves an axis's `current` to its next minor (or `to =
 //!   "major"`), whatever it is today;
-//! - `[[edit]] structure = "mxfp"` with `append` appends fields after the structure's last
-//!   field and updates its declared `size`;
-//! - every text (`file`, `find`, `replace`, `append`, `content`) may name the base's facts
-//!   with placeholders, expanded by [`Vars`]: `${descriptor}` (an axis's current version),
-//!   `${descriptor+minor}`, `${descriptor+major}`, `${descriptor.initial}`,
+//! - `[[edit]] structure = "mxfp"` with `append` adds `[[structure.field]]` tables after the
+//!   structure's last field and updates its declared `size` (`structure` alone only updates
+//!   the size, after a `find`/`replace` moved fields); `flags = "descriptor_flags"` with
+//!   `append` adds `[[flags.bit]]` tables to that set;
+//! - every text (`file`, `copy`, `find`, `replace`, `append`, `content`) may name the base's
+//!   facts with placeholders, expanded by [`Vars`]: `${descriptor}` (an axis's current
+//!   version), `${descriptor+minor}`, `${descriptor+major}`, `${descriptor.initial}`,
 //!   `${free:element_type}` (the lowest unallocated value of the space's public ranges),
 //!   `${free-bit:descriptor_flags}`, and the latest release record's `${release}` (label),
 //!   `${record}` and `${record+1}` (file stems), `${sequence}`, `${sequence+1}`,
 //!   `${previous}`, `${fingerprint}` and `${fingerprint.short}`; `${carry-all}` is an S5
-//!   migration's `[[carry]]` of every space, flag set and structure.
+//!   migration's `[[carry]]` of every space, flag set and structure;
+//! - every name an overlay adds starts with `x_` (`X_` for a flag bit, `X-` for a rule id), a
+//!   convention no real amendment follows, so no real amendment allocates it first.
 //!
 //! `find`/`replace` stays for edits that are about a released item's own text (a rebind, a
 //! deprecation, a broken key): released items do not move under a legal amendment.
+//!
+//! ```
+//! use hurray_codegen::overlay;
+//! let spec = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+//! let work = std::env::temp_dir().join(format!("hurray-overlay-doc-{}", std::process::id()));
+//! let edit = work.join("edit.toml");
+//! std::fs::create_dir_all(&work).unwrap();
+//! std::fs::write(&edit, r#"
+//! description = "a new device, one minor past the released spec"
+//! [[bump]]
+//! axis = "descriptor"
+//! [[edit]]
+//! file = "tags/device.toml"
+//! append = """
+//!
+//! [[tag]]
+//! value = ${free:device}
+//! name = "x_npu"
+//! title = "a neural accelerator"
+//! since = "${descriptor+minor}"
+//! memory_classes = ["standard"]
+//! """
+//! "#).unwrap();
+//! let m = overlay::materialize(&spec, &edit, &work).unwrap();
+//! let checked = hurray_codegen::check(&m.tree, None).unwrap();
+//! assert!(!checked.diags.has_errors(), "a legal amendment");
+//! std::fs::remove_dir_all(&work).unwrap();
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -484,4 +517,85 @@ fn parse_doc(path: &Path) -> Result<toml_edit::DocumentMut, String> {
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars() -> Vars {
+        let mut values = BTreeMap::new();
+        values.insert("descriptor+minor".to_string(), "1.1".to_string());
+        values.insert("scheme.mxfp+minor".to_string(), "2".to_string());
+        Vars { values }
+    }
+
+    #[test]
+    fn placeholders_expand_and_an_unknown_one_is_named() {
+        let v = vars();
+        assert_eq!(
+            v.expand("since = \"${descriptor+minor}\", { x = 1 }")
+                .unwrap(),
+            "since = \"1.1\", { x = 1 }"
+        );
+        let e = v.expand("${descriptor+patch}").unwrap_err();
+        assert!(
+            e.contains("`${descriptor+patch}`") && e.contains("descriptor+minor"),
+            "{e}"
+        );
+        assert!(v.expand("${descriptor").is_err());
+    }
+
+    #[test]
+    fn a_bump_keeps_the_value_kind_and_the_files_text() {
+        let dir = std::env::temp_dir().join(format!("hurray-overlay-bump-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = "# axes\n[[axis]]\nname = \"descriptor\"\ncurrent = \"1.0\" # the current one\n\n[[axis]]\nname = \"scheme.mxfp\"\ncurrent = 1\n";
+        std::fs::write(dir.join("spec.toml"), text).unwrap();
+        for axis in ["descriptor", "scheme.mxfp"] {
+            let b = Bump {
+                axis: axis.to_string(),
+                to: Step::Minor,
+            };
+            bump(&vars(), &dir, &b).unwrap();
+        }
+        assert_eq!(
+            std::fs::read_to_string(dir.join("spec.toml")).unwrap(),
+            text.replace("\"1.0\"", "\"1.1\"")
+                .replace("current = 1\n", "current = 2\n")
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn fields_are_appended_after_the_structures_last_field() {
+        let mut doc: toml_edit::DocumentMut = "[[structure]]\nname = \"a\"\n\n[[structure.field]]\nname = \"f\"\n\n[[structure]]\nname = \"b\"\n\n[[structure.field]]\nname = \"g\"\n"
+            .parse()
+            .unwrap();
+        append_into(
+            &mut doc,
+            "structure",
+            "field",
+            "a",
+            "[[structure.field]]\nname = \"x_new\"\n",
+        )
+        .unwrap();
+        let text = doc.to_string();
+        let (f, new, b) = (
+            text.find("\"f\"").unwrap(),
+            text.find("\"x_new\"").unwrap(),
+            text.find("\"b\"").unwrap(),
+        );
+        assert!(f < new && new < b, "{text}");
+        // A name the structure already has is refused, naming the collision.
+        let e = append_into(
+            &mut doc,
+            "structure",
+            "field",
+            "b",
+            "[[structure.field]]\nname = \"g\"\n",
+        )
+        .unwrap_err();
+        assert!(e.contains("already has `g`"), "{e}");
+    }
 }

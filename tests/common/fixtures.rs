@@ -134,8 +134,30 @@ fn find_in_value(value: &toml::Spanned<toml::de::DeValue<'_>>, offset: usize, pa
     }
 }
 
-/// One line per diagnostic: level, lint, where (see [`item_at`]; paths relative to the spec
-/// tree) and message.
+/// Where a diagnostic points: the file relative to the spec tree and the item (see
+/// [`item_at`]), or `-` for a finding about no place.
+pub fn location(
+    sources: &hurray_codegen::source::SourceMap,
+    spec: &Path,
+    d: &hurray_codegen::diag::Diagnostic,
+) -> String {
+    d.span.map_or_else(
+        || "-".to_string(),
+        |s| {
+            let f = sources.get(s.file);
+            let rel = f
+                .path
+                .strip_prefix(spec)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| f.display.clone());
+            let at = item_at(&f.text, s.start as usize)
+                .unwrap_or_else(|| f.line_col(s.start as usize).to_string());
+            format!("{rel}:{at}")
+        },
+    )
+}
+
+/// One line per diagnostic: level, lint, where (see [`location`]) and message.
 pub fn short(
     sources: &hurray_codegen::source::SourceMap,
     spec: &Path,
@@ -143,25 +165,12 @@ pub fn short(
 ) -> String {
     let mut out = String::new();
     for d in diags {
-        let loc = d
-            .span
-            .map(|s| {
-                let f = sources.get(s.file);
-                let rel = f
-                    .path
-                    .strip_prefix(spec)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|_| f.display.clone());
-                let at = item_at(&f.text, s.start as usize)
-                    .unwrap_or_else(|| f.line_col(s.start as usize).to_string());
-                format!("{rel}:{at}")
-            })
-            .unwrap_or_else(|| "-".to_string());
         let _ = writeln!(
             out,
-            "{}[{}] {loc}: {}",
+            "{}[{}] {}: {}",
             d.level.as_str(),
             d.lint.id,
+            location(sources, spec, d),
             d.message
         );
     }
