@@ -180,7 +180,18 @@ fn copy_sources(from: &Path, to: &Path) {
             continue;
         }
         let (src, dst) = (e.path(), to.join(&name));
-        if e.file_type().unwrap().is_dir() {
+        let kind = e.file_type().unwrap();
+        if kind.is_symlink() {
+            // A link inside the tree (a crate embedding spec/) stays a link in the copy.
+            #[cfg(unix)]
+            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+            #[cfg(not(unix))]
+            if src.is_dir() {
+                copy_sources(&src, &dst);
+            } else {
+                std::fs::copy(&src, &dst).unwrap();
+            }
+        } else if kind.is_dir() {
             copy_sources(&src, &dst);
         } else {
             std::fs::copy(&src, &dst).unwrap();
