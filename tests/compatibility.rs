@@ -95,8 +95,8 @@ fn expected(spec: &Spec, v: &Verdict) -> Seen {
         Verdict::Accept => Seen::Accept,
         Verdict::Defaults { field } => Seen::Defaults(field.clone()),
         Verdict::Skips { bytes } => Seen::Skips(*bytes),
-        Verdict::Opaque { rule } => Seen::Opaque(spec.r(*rule).id.clone()),
-        Verdict::Reject { rule } => Seen::Reject(spec.r(*rule).id.clone()),
+        Verdict::Opaque { rule } => Seen::Opaque(spec.rule(*rule).id.clone()),
+        Verdict::Reject { rule } => Seen::Reject(spec.rule(*rule).id.clone()),
     }
 }
 
@@ -185,7 +185,7 @@ macro_rules! observe {
 // The newer build writes the data of every cell.
 
 fn nv(v: SpecVersion) -> new::Version {
-    new::Version::new(v.major as u8, v.minor as u8)
+    new::Version::new(v.major, v.minor)
 }
 
 /// A descriptor at an exact descriptor version (the matrix's data version, not the lowest
@@ -312,7 +312,7 @@ fn build(spec: &Spec, item: &Item, data: new::Version) -> Option<(Vec<u8>, bool)
         "index_section.x_index_generation" => (file(data, Vec::new(), carries.then_some(3)), true),
         // spec/'s own amendments: a new element type, built like the overlay's.
         _ => match &item.change {
-            Change::TagValue { space, value } if spec.sp(*space).name == ElementType::NAME => {
+            Change::TagValue { space, value } if spec.space(*space).name == ElementType::NAME => {
                 let t = if carries {
                     ElementType::ALL
                         .iter()
@@ -341,7 +341,7 @@ fn known_field(spec: &Spec, item: &Item, reader: SpecVersion) -> Option<String> 
     match &item.change {
         Change::AppendedField {
             structure, field, ..
-        } if reader >= item.since => Some(spec.s(*structure).fields[*field].name.clone()),
+        } if reader >= item.since => Some(spec.structure(*structure).fields[*field].name.clone()),
         _ => None,
     }
 }
@@ -354,7 +354,7 @@ fn every_cell_of_the_generated_matrix_reads_as_the_spec_says() {
     let mut not_run = std::collections::BTreeSet::new();
     for c in &m.cells {
         let item = &m.items[c.item];
-        let axis = &spec.ax(item.axis).name;
+        let axis = &spec.axis(item.axis).name;
         let Some((bytes, is_file)) = build(spec, item, nv(c.data)) else {
             not_run.insert(item.name.as_str());
             continue;
@@ -376,8 +376,8 @@ fn every_cell_of_the_generated_matrix_reads_as_the_spec_says() {
                 "{} ({}), reader {axis}={}, data {}, {:?}: expected {want:?}, got {got:?}",
                 item.name,
                 item.change.kind(spec),
-                spec.ax(item.axis).show(c.reader),
-                spec.ax(item.axis).show(c.data),
+                spec.axis(item.axis).show(c.reader),
+                spec.axis(item.axis).show(c.data),
                 c.mode
             ));
         }
@@ -401,7 +401,7 @@ fn every_cell_of_the_generated_matrix_reads_as_the_spec_says() {
 /// that build has the axis.
 fn released_version(axis: &str) -> Option<SpecVersion> {
     let v = old::axes::Axis::from_name(axis)?.current();
-    Some(SpecVersion::new(u16::from(v.major), u16::from(v.minor)))
+    Some(SpecVersion::new(v.major, v.minor))
 }
 
 #[test]
@@ -413,7 +413,7 @@ fn the_released_build_reads_the_newer_builds_data_as_the_matrix_says() {
     for c in m
         .cells
         .iter()
-        .filter(|c| Some(c.reader) == released_version(&spec.ax(m.items[c.item].axis).name))
+        .filter(|c| Some(c.reader) == released_version(&spec.axis(m.items[c.item].axis).name))
     {
         let item = &m.items[c.item];
         let Some((bytes, is_file)) = build(spec, item, nv(c.data)) else {
@@ -427,7 +427,7 @@ fn the_released_build_reads_the_newer_builds_data_as_the_matrix_says() {
             failures.push(format!(
                 "{}, data {}, {:?}: the released build gives {got:?}, the matrix says {want:?}",
                 item.name,
-                spec.ax(item.axis).show(c.data),
+                spec.axis(item.axis).show(c.data),
                 c.mode
             ));
         }
@@ -453,7 +453,7 @@ fn the_matrix_covers_every_kind_of_change_on_every_axis_the_amendment_touches() 
     let axes: std::collections::BTreeSet<&str> = m
         .items
         .iter()
-        .map(|i| spec.ax(i.axis).name.as_str())
+        .map(|i| spec.axis(i.axis).name.as_str())
         .collect();
     for a in ["descriptor", "container", "scheme.mxfp"] {
         assert!(axes.contains(a), "no item on axis `{a}`: {axes:?}");
@@ -479,7 +479,7 @@ fn another_major_is_rejected_on_every_axis_that_has_one() {
     let m = compat::matrix(spec);
     assert!(!m.majors.is_empty());
     for c in &m.majors {
-        let axis = spec.ax(c.axis);
+        let axis = spec.axis(c.axis);
         let want = expected(spec, &c.verdict);
         let mut got = Vec::new();
         match axis.name.as_str() {
@@ -492,8 +492,8 @@ fn another_major_is_rejected_on_every_axis_that_has_one() {
             }
             "container" => {
                 let mut b = file(new::Version::new(1, 0), Vec::new(), None);
-                b[8] = c.data.major as u8;
-                b[9] = c.data.minor as u8;
+                b[8] = c.data.major;
+                b[9] = c.data.minor;
                 got.push(observe!(new, &b, true, &new::ReaderConfig::new(), None));
                 got.push(observe!(old, &b, true, &old::ReaderConfig::new(), None));
             }
@@ -551,7 +551,7 @@ fn the_matrix_page_of_the_amended_spec_has_a_row_for_every_cell() {
             "| `{}` | {} | `{}` |",
             item.name,
             item.change.kind(spec),
-            spec.ax(item.axis).name
+            spec.axis(item.axis).name
         );
         let rows = page.lines().filter(|l| l.starts_with(&row)).count();
         assert_eq!(rows * 2, cells, "rows of `{}` in:\n{page}", item.name);

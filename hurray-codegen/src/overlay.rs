@@ -118,8 +118,9 @@ pub struct Edit {
     pub replace: Option<String>,
     pub append: Option<String>,
     /// The `[[structure]]` this edit is about: `append` holds `[[structure.field]]` tables
-    /// that go after its last field. Either way its declared `size`, if it has one, is then
-    /// set to what its fields add up to, as the spec editor would.
+    /// that go after its last field. Either way its declared `size`, if it has one, is set
+    /// to what its fields add up to once the overlay's every edit is made, as the spec
+    /// editor would.
     pub structure: Option<String>,
     /// The `[[flags]]` set `append` adds `[[flags.bit]]` tables to.
     pub flags: Option<String>,
@@ -330,6 +331,15 @@ pub fn apply(tree: &Path, overlay: &Overlay, vars: &Vars) -> Result<(), String> 
     for ed in &overlay.edit {
         apply_edit(vars, tree, ed)?;
     }
+    // Declared sizes follow the fields once every edit is made (an edit may need a later one,
+    // in another file, before the spec loads again).
+    for ed in &overlay.edit {
+        if let Some(name) = &ed.structure {
+            let path = tree.join(vars.expand(&ed.file)?);
+            let mut doc = parse_doc(&path)?;
+            refresh_size(tree, &path, &mut doc, name)?;
+        }
+    }
     Ok(())
 }
 
@@ -410,13 +420,10 @@ fn apply_edit(vars: &Vars, tree: &Path, ed: &Edit) -> Result<(), String> {
         return write(&path, &text);
     };
     write(&path, &text)?;
-    let mut doc = parse_doc(&path)?;
     if let Some(a) = append {
+        let mut doc = parse_doc(&path)?;
         append_into(&mut doc, kind, item, name, &a)?;
         write(&path, &doc.to_string())?;
-    }
-    if kind == "structure" {
-        refresh_size(tree, &path, &mut doc, name)?;
     }
     Ok(())
 }
@@ -483,7 +490,7 @@ fn refresh_size(
     let size = loaded
         .spec
         .as_ref()
-        .and_then(|s| s.structure(name).map(|id| s.s(id)))
+        .and_then(|s| s.structure_id(name).map(|id| s.structure(id)))
         .and_then(|s| s.const_size())
         .ok_or_else(|| {
             format!(
@@ -525,8 +532,8 @@ mod tests {
 
     fn vars() -> Vars {
         let mut values = BTreeMap::new();
-        values.insert("descriptor+minor".to_string(), "1.1".to_string());
-        values.insert("scheme.mxfp+minor".to_string(), "2".to_string());
+        values.insert("alpha+minor".to_string(), "1.1".to_string());
+        values.insert("scheme.beta+minor".to_string(), "2".to_string());
         Vars { values }
     }
 
@@ -534,25 +541,24 @@ mod tests {
     fn placeholders_expand_and_an_unknown_one_is_named() {
         let v = vars();
         assert_eq!(
-            v.expand("since = \"${descriptor+minor}\", { x = 1 }")
-                .unwrap(),
+            v.expand("since = \"${alpha+minor}\", { x = 1 }").unwrap(),
             "since = \"1.1\", { x = 1 }"
         );
-        let e = v.expand("${descriptor+patch}").unwrap_err();
+        let e = v.expand("${alpha+patch}").unwrap_err();
         assert!(
-            e.contains("`${descriptor+patch}`") && e.contains("descriptor+minor"),
+            e.contains("`${alpha+patch}`") && e.contains("alpha+minor"),
             "{e}"
         );
-        assert!(v.expand("${descriptor").is_err());
+        assert!(v.expand("${alpha").is_err());
     }
 
     #[test]
     fn a_bump_keeps_the_value_kind_and_the_files_text() {
         let dir = std::env::temp_dir().join(format!("hurray-overlay-bump-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let text = "# axes\n[[axis]]\nname = \"descriptor\"\ncurrent = \"1.0\" # the current one\n\n[[axis]]\nname = \"scheme.mxfp\"\ncurrent = 1\n";
+        let text = "# axes\n[[axis]]\nname = \"alpha\"\ncurrent = \"1.0\" # the current one\n\n[[axis]]\nname = \"scheme.beta\"\ncurrent = 1\n";
         std::fs::write(dir.join("spec.toml"), text).unwrap();
-        for axis in ["descriptor", "scheme.mxfp"] {
+        for axis in ["alpha", "scheme.beta"] {
             let b = Bump {
                 axis: axis.to_string(),
                 to: Step::Minor,
