@@ -224,15 +224,17 @@ pub fn file(data: &[u8]) {
     for config in [ReaderConfig::new(), ReaderConfig::new().permissive(true)] {
         within_budget(data.len(), "file", || match file::read(data, &config) {
             Ok(f) => {
-                for (i, t) in f.tensors.iter().enumerate() {
-                    let found = f.tensor(t.name).expect("every indexed name is found");
-                    assert_eq!(
-                        found.entry.descriptor_offset(),
-                        f.tensors[i].entry.descriptor_offset()
-                    );
-                    let _ = t.descriptor.view.owned();
+                for (i, t) in f.tensors().enumerate() {
+                    let t = t.expect("read checked every tensor");
+                    let found = f
+                        .tensor(t.name())
+                        .expect("a checked tensor stays checked")
+                        .expect("every indexed name is found");
+                    assert_eq!(found.descriptor_offset(), t.descriptor_offset());
+                    assert_eq!(found.index(), i);
+                    let _ = t.descriptor().view.owned();
                 }
-                if let Some(kv) = &f.kv {
+                if let Some(kv) = f.kv() {
                     for e in kv.entries() {
                         let _ = (e.key(), e.value().owned());
                     }
