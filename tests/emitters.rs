@@ -24,7 +24,7 @@ fn spec_trees() -> Vec<(String, PathBuf)> {
     for f in fixtures {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         let work = common::scratch(&format!("emitters-{name}"));
-        let (_, tree) = materialize(&f, &work);
+        let tree = materialize(&f, &work).tree;
         out.push((name, tree));
     }
     out

@@ -31,14 +31,32 @@ fn a_reader_pinned_on_every_axis_reads_released_data() {
 
 #[test]
 fn a_version_this_build_does_not_support_is_a_usage_error() {
+    use hurray_runtime::axes::Axis;
     let f = basic();
-    for (arg, says) in [
-        ("descriptor=1.1", "reads versions 1.0…1.0"),
-        ("descriptor=2.0", "supports major 1 only"),
-        ("scheme.mxfp=2", "reads versions 1…1"),
-        ("tensor=1.0", "tensor"),
-        ("descriptor", "AXIS=VERSION"),
-    ] {
+    // The versions this build supports are the spec's: from each axis's initial version to
+    // its current one; one minor past that is unsupported.
+    let (d0, d) = (Axis::Descriptor.initial(), Axis::Descriptor.current());
+    let (m0, m) = (Axis::SchemeMxfp.initial(), Axis::SchemeMxfp.current());
+    let cases = [
+        (
+            format!("descriptor={}.{}", d.major, d.minor + 1),
+            format!(
+                "reads versions {}.{}…{}.{}",
+                d0.major, d0.minor, d.major, d.minor
+            ),
+        ),
+        (
+            format!("descriptor={}.0", d.major + 1),
+            format!("supports major {} only", d.major),
+        ),
+        (
+            format!("scheme.mxfp={}", m.minor + 1),
+            format!("reads versions {}…{}", m0.minor, m.minor),
+        ),
+        ("tensor=1.0".to_string(), "tensor".to_string()),
+        ("descriptor".to_string(), "AXIS=VERSION".to_string()),
+    ];
+    for (arg, says) in &cases {
         let o = hurray(&["decode", "--reader", arg, &f]);
         assert_eq!(o.status.code(), Some(2), "--reader {arg}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "--reader {arg}: {}", stderr(&o));

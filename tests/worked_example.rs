@@ -1,8 +1,11 @@
 //! The worked example of the versioning model (versioning § Worked Example, RES-6), across two
-//! builds. `tests/fixtures/amendments/mxfp-bias-correction` is the released spec plus "MXFP
-//! appends `bias_correction: float32`, default 0.0, after `scale_buffer_index`" (payload 16 →
-//! 20 bytes, `scheme_version` 2). `hurray-runtime-mxfp2` is generated from that tree by its
-//! own build script; `hurray-runtime` is the released build. Each test is one step.
+//! builds. `tests/fixtures/amendments/mxfp-bias-correction` is spec/ as released plus "MXFP
+//! appends `bias_correction: float32`, default 0.0, after its last field" (the payload grows
+//! by 4 bytes, `scheme_version` goes one up); the field is named `x_bias_correction`, as every
+//! name an overlay adds, so that no real amendment collides with it. `hurray-runtime-mxfp2` is
+//! generated from that tree by its own build script; `hurray-runtime` is the released build.
+//! Each test is one step. Versions and the payload's length are read from the two builds, so
+//! the steps hold whatever spec/ has reached.
 
 mod common;
 
@@ -13,6 +16,22 @@ use hurray_runtime as old;
 use hurray_runtime_mxfp2 as new;
 
 const FIXTURE: &str = "tests/fixtures/amendments/mxfp-bias-correction";
+
+/// The MXFP payload's length and `scheme_version` as the released build writes them.
+fn released_payload() -> (u32, u8) {
+    let bytes = old_descriptor();
+    let c = old::descriptor::read(&bytes, &old::ReaderConfig::new()).unwrap();
+    let q = c.view().quantization().unwrap();
+    let old::structures::SchemeVariantView::Mxfp(m) = q.payload() else {
+        panic!("expected MXFP");
+    };
+    (q.quantization_length(), m.header().scheme_version())
+}
+
+/// The amendment's `scheme_version`.
+fn amended_version() -> u8 {
+    new::axes::Axis::SchemeMxfp.current().minor
+}
 
 /// An MXFP-quantized int8 [2, 64] tensor, blocks of 32 along axis 1, written by the newer build
 /// with `bias_correction` when given.
@@ -29,7 +48,7 @@ fn new_descriptor(bias_correction: Option<f32>) -> Vec<u8> {
         32,
         1,
     );
-    m.bias_correction = bias_correction;
+    m.x_bias_correction = bias_correction;
     d.quantization = Some(QuantizationSection::new(SchemeVariant::Mxfp(m)));
     new::writer::finalize(d).expect("the newer writer accepts its own descriptor")
 }
@@ -68,12 +87,12 @@ fn new_mxfp<'a>(
 #[test]
 fn bias_correction_step_1_the_amendment_passes_check_and_documents_its_default() {
     let work = scratch("worked-example-check");
-    let (_, spec) = fixtures::materialize(&root().join(FIXTURE), &work);
+    let spec = fixtures::materialize(&root().join(FIXTURE), &work).tree;
     let spec_arg = spec.to_str().unwrap();
     let o = hurray_spec(&["check", "--spec", spec_arg, "--against", "spec"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stdout(&o).contains("MINOR on `scheme.mxfp`: field `mxfp.bias_correction` added"),
+        stdout(&o).contains("MINOR on `scheme.mxfp`: field `mxfp.x_bias_correction` added"),
         "{}",
         stdout(&o)
     );
@@ -84,45 +103,53 @@ fn bias_correction_step_1_the_amendment_passes_check_and_documents_its_default()
     let defaults = &pages.iter().find(|(n, _)| n == "defaults.md").unwrap().1;
     let row = defaults
         .lines()
-        .find(|l| l.contains("bias_correction"))
+        .find(|l| l.contains("x_bias_correction"))
         .unwrap_or_else(|| panic!("no bias_correction row in defaults.md:\n{defaults}"));
     assert!(
-        row.contains("0.0") && row.contains("`scheme.mxfp`") && row.contains("| 2 |"),
+        row.contains("0.0")
+            && row.contains("`scheme.mxfp`")
+            && row.contains(&format!("| {} |", amended_version())),
         "{row}"
     );
     // And the generated runtime's defaults table carries it.
     let d = new::axes::DEFAULTS
         .iter()
-        .find(|f| f.field == "bias_correction")
+        .find(|f| f.field == "x_bias_correction")
         .expect("bias_correction in the generated defaults table");
     assert_eq!(d.axis, new::axes::Axis::SchemeMxfp);
-    assert_eq!(d.since, new::Version::new(1, 2));
+    assert_eq!(d.since, new::axes::Axis::SchemeMxfp.current());
 }
 
 #[test]
-fn bias_correction_step_2_the_new_writer_emits_20_bytes_and_the_right_length() {
+fn bias_correction_step_2_the_new_writer_emits_the_field_and_the_right_length() {
     let bytes = new_descriptor(Some(0.25));
     let c = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap();
     let (q, m) = new_mxfp(&c);
+    let payload = m.bytes();
     assert_eq!(
-        q.quantization_length(),
-        20,
+        q.quantization_length() as usize,
+        payload.len(),
         "the length prefix covers the new field (W4)"
     );
-    assert_eq!(m.bytes().len(), 20);
+    assert_eq!(
+        &payload[payload.len() - 4..],
+        &0.25f32.to_le_bytes()[..],
+        "the field is the payload's last 4 bytes"
+    );
     assert_eq!(
         m.header().scheme_version(),
-        2,
+        amended_version(),
         "W1/W2: the version that defines the field"
     );
-    assert_eq!(m.bias_correction(), new::wire::Field::Read(0.25));
-    // Without the field, the newer writer emits the lowest version that covers it: 1, 16 bytes.
+    assert_eq!(m.x_bias_correction(), new::wire::Field::Read(0.25));
+    // Without the field, the newer writer emits the lowest version that covers what it
+    // writes: what the released build writes.
     let bytes = new_descriptor(None);
     let c = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap();
     let (q, m) = new_mxfp(&c);
     assert_eq!(
         (q.quantization_length(), m.header().scheme_version()),
-        (16, 1)
+        released_payload()
     );
     assert_eq!(
         bytes,
@@ -178,16 +205,20 @@ fn bias_correction_step_4_the_new_runtime_reads_new_data_including_the_field() {
     let bytes = new_descriptor(Some(0.25));
     let c = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap();
     let (_, m) = new_mxfp(&c);
-    assert_eq!(m.bias_correction(), new::wire::Field::Read(0.25));
+    assert_eq!(m.x_bias_correction(), new::wire::Field::Read(0.25));
     assert!(m.skipped().is_empty());
     // Pinned to the released scheme version, the same build reads it as the released one does.
+    let released = old::axes::Axis::SchemeMxfp.current();
     let pinned = new::ReaderConfig::new()
-        .with_version_str("scheme.mxfp=1")
+        .with_version(
+            new::axes::Axis::SchemeMxfp,
+            new::Version::new(released.major, released.minor),
+        )
         .unwrap();
     let c = new::descriptor::read(&bytes, &pinned).unwrap();
     let (_, m) = new_mxfp(&c);
     assert_eq!(m.skipped(), &0.25f32.to_le_bytes()[..]);
-    assert_eq!(m.bias_correction(), new::wire::Field::Defaulted(0.0));
+    assert_eq!(m.x_bias_correction(), new::wire::Field::Defaulted(0.0));
 }
 
 #[test]
@@ -196,9 +227,11 @@ fn bias_correction_step_5_the_new_runtime_reads_old_data_with_the_default() {
     let c = new::descriptor::read(&bytes, &new::ReaderConfig::new())
         .expect("CD1: an older scheme minor is read normally");
     let (q, m) = new_mxfp(&c);
-    assert_eq!(q.quantization_length(), 16);
-    assert_eq!(m.header().scheme_version(), 1);
-    let b = m.bias_correction();
+    assert_eq!(
+        (q.quantization_length(), m.header().scheme_version()),
+        released_payload()
+    );
+    let b = m.x_bias_correction();
     assert!(
         b.is_defaulted(),
         "the caller can tell the default from a value read (R4)"
@@ -209,13 +242,13 @@ fn bias_correction_step_5_the_new_runtime_reads_old_data_with_the_default() {
     let v = new::contract::descriptor_value(&c.view().owned());
     let text = format!("{v:?}");
     assert!(
-        text.contains("\"bias_correction\", Defaulted(Float(0.0))"),
+        text.contains("\"x_bias_correction\", Defaulted(Float(0.0))"),
         "{text}"
     );
 }
 
 #[test]
-fn bias_correction_data_claiming_version_1_with_20_bytes_is_rejected() {
+fn bias_correction_data_claiming_an_older_version_with_its_bytes_is_rejected() {
     // RES-7: at a version the reader knows, the payload length must match exactly.
     let mut bytes = new_descriptor(Some(0.25));
     let (at, payload) = {
@@ -223,8 +256,9 @@ fn bias_correction_data_claiming_version_1_with_20_bytes_is_rejected() {
         let (_, m) = new_mxfp(&c);
         (m.header().scheme_version_at() as usize, m.offset())
     };
-    bytes[at] = 1;
+    let (released_length, released_version) = released_payload();
+    bytes[at] = released_version;
     let e = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap_err();
     assert_eq!(e.rule().id(), "H7", "{e}");
-    assert_eq!(e.offset(), payload + 16, "{e}");
+    assert_eq!(e.offset(), payload + u64::from(released_length), "{e}");
 }

@@ -1,17 +1,32 @@
 //! The writer rules of the versioning model (W1–W4, VER-9) and the reader rule R3, on the
-//! runtime generated from the `compatibility-matrix` amendment (which has 1.1 features on
-//! every axis and deprecates `device.opencl` in favour of `level_zero` at 1.1) and on the
-//! released runtime.
+//! runtime generated from the `compatibility-matrix` amendment (which has features one minor
+//! past spec/ on every axis, and deprecates `device.opencl` in favour of `level_zero` at that
+//! minor) and on the released runtime (generated from spec/). Versions are read from the two
+//! runtimes, so the tests hold whatever versions spec/ has reached.
 
 use hurray_runtime as old;
 use hurray_runtime_matrix as new;
 
-use new::structures::{Checksum, KvEntry, KvFloat32, KvFloat64, KvValueVariant};
+use new::axes::Axis;
+use new::structures::{KvEntry, KvFloat64, KvValueVariant, KvXFloat32, XChecksum};
 use new::tags::{Device, ElementType, KvValue};
-use new::wire::{Field, TagValue};
+use new::wire::{Field, TagSpace as _, TagValue};
 
 fn version_of(bytes: &[u8]) -> (u8, u8) {
     (bytes[4], bytes[5])
+}
+
+fn pair(v: new::Version) -> (u8, u8) {
+    (v.major, v.minor)
+}
+
+/// The version the released build (generated from spec/) has reached on an axis: the
+/// amendment's features are one minor past it.
+fn released(axis: Axis) -> new::Version {
+    let v = old::axes::Axis::from_name(axis.name())
+        .expect("the released build has the axis")
+        .current();
+    new::Version::new(v.major, v.minor)
 }
 
 fn rule_of(e: new::writer::WriteError) -> &'static str {
@@ -30,32 +45,43 @@ fn old_rule_of(e: old::writer::WriteError) -> &'static str {
 
 #[test]
 fn w1_w2_the_writer_declares_the_lowest_version_that_covers_what_it_emits() {
+    let initial = pair(Axis::Descriptor.initial());
+    let amended = pair(Axis::Descriptor.current());
     let plain = new::writer::finalize(new::writer::row_major(ElementType::Float32, &[4])).unwrap();
-    assert_eq!(version_of(&plain), (1, 0), "nothing from 1.1: 1.0 (W1)");
-    let tag = new::writer::finalize(new::writer::row_major(ElementType::Float8E3m4, &[4])).unwrap();
-    assert_eq!(version_of(&tag), (1, 1), "a 1.1 element type: 1.1 (W2)");
+    assert_eq!(
+        version_of(&plain),
+        initial,
+        "nothing newer: the initial version (W1)"
+    );
+    let tag =
+        new::writer::finalize(new::writer::row_major(ElementType::XFloat8E3m4, &[4])).unwrap();
+    assert_eq!(
+        version_of(&tag),
+        amended,
+        "an element type of the amendment: its version (W2)"
+    );
     let mut d = new::writer::row_major(ElementType::Float32, &[4]);
-    d.checksum = Some(Checksum::new(7));
+    d.x_checksum = Some(XChecksum::new(7));
     let gated = new::writer::finalize(d).unwrap();
-    assert_eq!(version_of(&gated), (1, 1), "a 1.1 section: 1.1");
+    assert_eq!(version_of(&gated), amended, "a section of the amendment");
     let c = new::descriptor::read(&gated, &new::ReaderConfig::new()).unwrap();
     assert!(
         c.view()
             .fixed_header()
             .flags()
-            .has(new::flags::DescriptorFlags::HAS_CHECKSUM),
+            .has(new::flags::DescriptorFlags::X_HAS_CHECKSUM),
         "the gating flag follows the section's presence"
     );
     let mut d = new::writer::row_major(ElementType::Float32, &[4]);
-    d.producer_id = Some(9);
-    assert_eq!(version_of(&new::writer::finalize(d).unwrap()), (1, 1));
-    // The released runtime's writer declares 1.0 for everything it can write.
+    d.x_producer_id = Some(9);
+    assert_eq!(version_of(&new::writer::finalize(d).unwrap()), amended);
+    // The released runtime's writer declares the initial version for the same descriptor.
     let o = old::writer::finalize(old::writer::row_major(
         old::tags::ElementType::Float32,
         &[4],
     ))
     .unwrap();
-    assert_eq!(version_of(&o), (1, 0));
+    assert_eq!(version_of(&o), initial);
     assert_eq!(o, plain, "both builds write the 1.0 descriptor identically");
 }
 
@@ -64,8 +90,8 @@ fn w2_the_file_writer_refuses_a_file_newer_than_its_declared_container_version()
     let d = new::writer::finalize(new::writer::row_major(ElementType::Float32, &[4])).unwrap();
     let kv = vec![KvEntry::new(
         "k".into(),
-        TagValue::new(KvValue::Float32),
-        KvValueVariant::Float32(KvFloat32::new(1.5)),
+        TagValue::new(KvValue::XFloat32),
+        KvValueVariant::XFloat32(KvXFloat32::new(1.5)),
     )];
     let write = |v: new::Version| {
         let options = new::writer::FileOptions {
@@ -77,12 +103,15 @@ fn w2_the_file_writer_refuses_a_file_newer_than_its_declared_container_version()
         w.add_tensor("t", &d, &[&[0u8; 16]]).unwrap();
         w.finish(&kv)
     };
-    let e = write(new::Version::new(1, 0)).unwrap_err();
+    let e = write(released(Axis::Container)).unwrap_err();
     assert_eq!(rule_of(e), "VER-6");
-    let bytes = write(new::Version::new(1, 1)).unwrap();
+    let bytes = write(Axis::Container.current()).unwrap();
     let f = new::file::read(&bytes, &new::ReaderConfig::new()).unwrap();
-    assert_eq!(f.kv().unwrap().entries()[0].value_tag().raw(), 0x08);
-    // A 1.0 KV value in a 1.0 file is fine.
+    assert_eq!(
+        f.kv().unwrap().entries()[0].value_tag().raw(),
+        KvValue::XFloat32.value()
+    );
+    // A released KV value in a file of the initial version is fine.
     let kv64 = vec![KvEntry::new(
         "k".into(),
         TagValue::new(KvValue::Float64),
@@ -126,7 +155,7 @@ fn r3_a_deprecated_value_reads_as_its_original_meaning() {
     for config in [
         new::ReaderConfig::new(),
         new::ReaderConfig::new()
-            .with_version_str("descriptor=1.0")
+            .with_version(Axis::Descriptor, released(Axis::Descriptor))
             .unwrap(),
     ] {
         let c = new::descriptor::read(&bytes, &config).unwrap();
@@ -150,13 +179,14 @@ fn r3_a_deprecated_value_reads_as_its_original_meaning() {
 
 #[test]
 fn w4_an_appended_field_is_written_whole_whenever_its_version_is_declared() {
-    // A 1.1 element type makes the descriptor 1.1, so its 1.1 trailing field is written too
-    // (as its default), and descriptor_length covers it.
+    // An element type of the amendment makes the descriptor the amendment's version, so the
+    // amendment's trailing field is written too (as its default), and descriptor_length
+    // covers it.
     let bytes =
-        new::writer::finalize(new::writer::row_major(ElementType::Float8E3m4, &[4])).unwrap();
+        new::writer::finalize(new::writer::row_major(ElementType::XFloat8E3m4, &[4])).unwrap();
     let c = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap();
     assert_eq!(
-        c.view().producer_id(),
+        c.view().x_producer_id(),
         Field::Read(0),
         "written, not defaulted"
     );
@@ -164,11 +194,18 @@ fn w4_an_appended_field_is_written_whole_whenever_its_version_is_declared() {
         c.view().fixed_header().descriptor_length() as usize,
         bytes.len()
     );
+    // A reader of the version before skips exactly the field's 4 bytes (it rejects the new
+    // element type, so the descriptor is read permissively).
+    let before = new::ReaderConfig::new()
+        .with_version(Axis::Descriptor, released(Axis::Descriptor))
+        .unwrap()
+        .permissive(true);
+    let c = new::descriptor::read(&bytes, &before).unwrap();
+    assert_eq!(c.view().skipped().len(), 4);
     let plain = new::writer::finalize(new::writer::row_major(ElementType::Float32, &[4])).unwrap();
-    assert_eq!(bytes.len(), plain.len() + 4);
-    // The file writer does the same for the index section at container 1.1.
+    // The file writer does the same for the index section at the amendment's container version.
     let options = new::writer::FileOptions {
-        container_version: new::Version::new(1, 1),
+        container_version: Axis::Container.current(),
         ..Default::default()
     };
     let mut w = new::writer::FileWriter::new(Vec::new(), &options).unwrap();
@@ -176,27 +213,43 @@ fn w4_an_appended_field_is_written_whole_whenever_its_version_is_declared() {
     let file = w.finish(&[]).unwrap();
     let f = new::file::read(&file, &new::ReaderConfig::new()).unwrap();
     assert_eq!(
-        f.index_section().unwrap().index_generation(),
+        f.index_section().unwrap().x_index_generation(),
         Field::Read(0)
     );
 }
 
 #[test]
 fn ver_9_no_writer_sets_a_reserved_bit_or_value() {
-    // A reserved descriptor flag bit.
+    use old::flags::DescriptorFlags;
+    use old::wire::{FlagSet as _, TagClass, TagSpace as _};
+    // A reserved descriptor flag bit: the highest the released build has not allocated.
+    let reserved = (0..32)
+        .rev()
+        .find(|b| DescriptorFlags::ALLOCATED >> b & 1 == 0)
+        .expect("a reserved bit");
     let mut d = old::writer::row_major(old::tags::ElementType::Float32, &[4]);
-    d.fixed_header.flags = old::flags::DescriptorFlags(1 << 30);
+    d.fixed_header.flags = DescriptorFlags(1 << reserved);
     assert_eq!(old_rule_of(old::writer::finalize(d).unwrap_err()), "VER-9");
-    // A 1.1 flag bit is reserved to the released build.
+    // A flag bit of the amendment is reserved to the released build.
     let mut d = old::writer::row_major(old::tags::ElementType::Float32, &[4]);
-    d.fixed_header.flags = old::flags::DescriptorFlags(1 << 5);
+    d.fixed_header.flags = DescriptorFlags(new::flags::DescriptorFlags::X_HAS_CHECKSUM.0);
     assert_eq!(old_rule_of(old::writer::finalize(d).unwrap_err()), "VER-9");
-    // Reserved and unallocated tag values.
+    // An element type of the amendment is unallocated to the released build.
     let mut d = old::writer::row_major(old::tags::ElementType::Float32, &[4]);
-    d.fixed_header.type_tag = old::wire::TagValue::from_raw(0x4C);
+    d.fixed_header.type_tag = old::wire::TagValue::from_raw(ElementType::XFloat8E3m4.value());
     assert_eq!(old_rule_of(old::writer::finalize(d).unwrap_err()), "VER-9");
+    // A reserved or unallocated sync mode.
+    let unknown = (0..=255)
+        .rev()
+        .find(|v| {
+            matches!(
+                old::tags::SyncMode::classify(*v),
+                TagClass::Reserved | TagClass::UnallocatedPublic { .. }
+            )
+        })
+        .expect("an unallocated sync mode");
     let mut d = old::writer::row_major(old::tags::ElementType::Float32, &[4]);
-    d.buffer_table.buffers[0].sync_mode = old::wire::TagValue::from_raw(0x7F);
+    d.buffer_table.buffers[0].sync_mode = old::wire::TagValue::from_raw(unknown);
     assert_eq!(old_rule_of(old::writer::finalize(d).unwrap_err()), "VER-9");
     // A reserved file flag bit.
     let mut h = old::structures::FileHeader::new(

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diag::{self, Format};
+use crate::diag;
 
 /// Write `content` to `path` unless it already holds exactly that.
 pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
@@ -32,14 +32,13 @@ pub fn runtime_code(loaded: &crate::Loaded) -> Option<String> {
 
 /// For a build script: generate the runtime from a spec tree in memory (the tables
 /// `hurray-spec-tables` embeds: `(path relative to root, text)` pairs), fail the build with
-/// the rendered diagnostics if the spec has errors, and write the code to `$OUT_DIR/<file>`.
+/// the spec's errors if it has any, and write the code to `$OUT_DIR/<file>`.
 ///
 /// The tables reach the build script as a build dependency, so cargo reruns it whenever they
 /// change; the script itself need only print `cargo:rerun-if-changed=build.rs`.
 pub fn generate_runtime(root: &Path, files: &[(&str, &str)], file: &str) {
     let loaded = crate::load_files(root, files);
-    let what = format!("the spec in {}", root.display());
-    write_runtime(&loaded, &what, &out_dir().join(file));
+    write_runtime(root, &loaded, "the runtime", &out_dir().join(file));
 }
 
 /// For a build script: generate a runtime from a spec tree in memory with the overlay
@@ -54,29 +53,37 @@ pub fn generate_runtime_with_overlay(
     file: &str,
 ) {
     println!("cargo:rerun-if-changed={}", edit_toml.display());
+    // A broken spec is reported once, by the build of the runtime generated from it; here
+    // one line says so.
+    if crate::load_files(root, files).clean().is_none() {
+        fail(&[format!(
+            "cannot generate a runtime: the spec in {} has errors (the build of hurray-runtime lists them); every finding: {}",
+            shown(root).display(),
+            check_command(root)
+        )]);
+    }
     let work = out_dir().join("overlay");
     let base = work.join("base");
     if let Err(e) = write_tree(&base, files) {
-        panic!(
-            "hurray-codegen: cannot write the spec tree of {} to {}: {e}",
+        fail(&[format!(
+            "cannot write the spec tree of {} to {}: {e}",
             root.display(),
             base.display()
-        );
+        )]);
     }
-    let (_, tree) = match crate::overlay::materialize(&base, edit_toml, &work) {
-        Ok(x) => x,
-        Err(e) => panic!("hurray-codegen: cannot apply {}: {e}", edit_toml.display()),
+    let tree = match crate::overlay::materialize(&base, edit_toml, &work) {
+        Ok(m) => m.tree,
+        Err(e) => fail(&[format!("cannot apply the overlay {e}")]),
     };
     let loaded = match crate::check(&tree, None) {
         Ok(l) => l,
-        Err(e) => panic!("hurray-codegen: cannot read {}: {e}", tree.display()),
+        Err(e) => fail(&[format!("cannot read {}: {e}", tree.display())]),
     };
     let what = format!(
-        "the spec in {} overlaid with {}",
-        root.display(),
+        "a runtime from the spec amended by {} (the overlay must make an amendment `check` accepts)",
         edit_toml.display()
     );
-    write_runtime(&loaded, &what, &out_dir().join(file));
+    write_runtime(&tree, &loaded, &what, &out_dir().join(file));
 }
 
 fn out_dir() -> PathBuf {
@@ -98,15 +105,78 @@ fn write_tree(dir: &Path, files: &[(&str, &str)]) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Emit the runtime code of a loaded spec to `out`, or fail the build with its diagnostics.
-fn write_runtime(loaded: &crate::Loaded, what: &str, out: &Path) {
+/// Emit the runtime code of a loaded spec (from `spec_dir`) to `out`, or fail the build with
+/// the spec's errors.
+fn write_runtime(spec_dir: &Path, loaded: &crate::Loaded, what: &str, out: &Path) {
     let Some(code) = runtime_code(loaded) else {
-        let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
-        panic!(
-            "hurray-codegen: {what} has errors; run `cargo run --bin hurray-spec -- check`\n{text}"
-        );
+        fail_with_diagnostics(spec_dir, loaded, what);
     };
     if let Err(e) = write_if_changed(out, &code) {
-        panic!("hurray-codegen: cannot write {}: {e}", out.display());
+        fail(&[format!("cannot write {}: {e}", out.display())]);
     }
+}
+
+/// The spec directory as the user knows it: without `..` steps or links.
+fn shown(spec_dir: &Path) -> PathBuf {
+    fs::canonicalize(spec_dir).unwrap_or_else(|_| spec_dir.to_path_buf())
+}
+
+/// The command that shows a spec's every finding with its source lines and help.
+fn check_command(spec_dir: &Path) -> String {
+    format!(
+        "cargo run --bin hurray-spec -- check --spec {}",
+        shown(spec_dir).display()
+    )
+}
+
+/// Fail the build script with `lines`, each shown by cargo as one `error:` line. A build
+/// script that exits non-zero has cargo replay its whole stdout and stderr (every
+/// `rerun-if-changed` line included); `cargo::error=` lines are shown alone, once, and fail
+/// the build just the same.
+fn fail(lines: &[String]) -> ! {
+    for block in lines {
+        for line in block.lines() {
+            println!("cargo::error={line}");
+        }
+    }
+    std::process::exit(0)
+}
+
+/// Fail with the errors of a spec that does not load cleanly: each on one line with its
+/// location (relative to the directory holding the spec) and help, then the command that
+/// shows every finding, with the amendment verdicts, rendered with its source.
+fn fail_with_diagnostics(spec_dir: &Path, loaded: &crate::Loaded, what: &str) -> ! {
+    let root = shown(spec_dir);
+    let base = root.parent().unwrap_or(&root);
+    let errors: Vec<_> = loaded
+        .diags
+        .items()
+        .iter()
+        .filter(|d| d.level == diag::Level::Error)
+        .collect();
+    let mut lines = vec![format!(
+        "cannot generate {what}: the spec in {} has {} error(s)",
+        root.display(),
+        errors.len()
+    )];
+    for d in errors {
+        let at = d
+            .span
+            .map(|s| {
+                let f = loaded.sources.get(s.file);
+                let path = shown(&f.path);
+                let path = path.strip_prefix(base).unwrap_or(&path);
+                format!("{}:{}: ", path.display(), f.line_col(s.start as usize))
+            })
+            .unwrap_or_default();
+        lines.push(format!("  {at}error[{}]: {}", d.lint.id, d.message));
+        if let Some(h) = &d.help {
+            lines.push(format!("    help: {h}"));
+        }
+    }
+    lines.push(format!(
+        "every finding, with its source line: {}",
+        check_command(spec_dir)
+    ));
+    fail(&lines)
 }

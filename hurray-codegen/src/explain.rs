@@ -795,6 +795,7 @@ fn fixture_example(repo: &Repository, lint: &Lint) -> Option<FixtureExample> {
     })?;
     let dir = repo.root.join(chosen);
     let fixture = overlay::read(&dir.join("edit.toml")).ok()?;
+    let vars = base_vars(&repo.root);
     let reported = run_fixture(&repo.root, &dir, &fixture)
         .unwrap_or_else(|e| {
             vec![Reported {
@@ -808,12 +809,12 @@ fn fixture_example(repo: &Repository, lint: &Lint) -> Option<FixtureExample> {
         .into_iter()
         .filter(|r| r.lint == lint.id)
         .collect();
-    let passing = passing_fixture(repo, lint, &fixture);
+    let passing = passing_fixture(repo, lint, &fixture, &vars);
     Some(FixtureExample {
         lint: lint.id.to_string(),
         fixture: chosen.clone(),
         description: fixture.description.clone(),
-        edits: snippets(&fixture),
+        edits: snippets(&fixture, &vars),
         reported,
         passing,
     })
@@ -821,7 +822,12 @@ fn fixture_example(repo: &Repository, lint: &Lint) -> Option<FixtureExample> {
 
 /// An amendment fixture listing the lint in `passes`: the one that makes the most of the
 /// failing fixture's edits differently (the closest fix), then the smallest.
-fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -> Option<Passing> {
+fn passing_fixture(
+    repo: &Repository,
+    lint: &Lint,
+    failing: &overlay::Overlay,
+    vars: &overlay::Vars,
+) -> Option<Passing> {
     let dir = repo.root.join("tests/fixtures/amendments");
     let mut candidates: Vec<(usize, usize, String, overlay::Overlay)> = std::fs::read_dir(&dir)
         .ok()?
@@ -835,7 +841,7 @@ fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -
                     .iter()
                     .filter(|a| same_text(a, failing).is_some())
                     .count();
-                let size: usize = snippets(&ov).iter().map(|s| s.lines.len()).sum();
+                let size: usize = snippets(&ov, vars).iter().map(|s| s.lines.len()).sum();
                 (usize::MAX - shared, size, name, ov)
             })
         })
@@ -849,9 +855,13 @@ fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -
             .iter()
             .filter_map(|a| {
                 let b = same_text(a, failing)?;
-                let lines = diff_lines(b.replace.as_deref()?, a.replace.as_deref()?);
+                let (before, after) = match (&b.replace, &a.replace) {
+                    (Some(before), Some(after)) => (before, after),
+                    _ => (b.append.as_ref()?, a.append.as_ref()?),
+                };
+                let lines = diff_lines(&shown(vars, before), &shown(vars, after));
                 (!lines.is_empty()).then(|| Snippet {
-                    file: a.file.clone(),
+                    file: shown(vars, &a.file),
                     lines,
                 })
             })
@@ -861,7 +871,7 @@ fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -
         .iter()
         .any(|a| failing.edit.iter().any(|b| a.file == b.file))
     {
-        snippets(&ov)
+        snippets(&ov, vars)
     } else {
         Vec::new()
     };
@@ -873,39 +883,89 @@ fn passing_fixture(repo: &Repository, lint: &Lint, failing: &overlay::Overlay) -
     })
 }
 
-/// The failing fixture's edit of the same text (same file, same `find`) as `edit`.
+/// The failing fixture's edit of the same text as `edit`: the same file and the same `find`,
+/// or an append to the same structure or flag set.
 fn same_text<'o>(edit: &overlay::Edit, failing: &'o overlay::Overlay) -> Option<&'o overlay::Edit> {
-    edit.find.as_ref()?;
-    failing
-        .edit
-        .iter()
-        .find(|b| b.file == edit.file && b.find == edit.find && b.replace.is_some())
+    failing.edit.iter().find(|b| {
+        b.file == edit.file
+            && match (&edit.find, &edit.append) {
+                (Some(_), _) => b.find == edit.find && b.replace.is_some(),
+                (None, Some(_)) => {
+                    b.append.is_some()
+                        && (edit.structure.is_some() || edit.flags.is_some())
+                        && b.structure == edit.structure
+                        && b.flags == edit.flags
+                }
+                (None, None) => false,
+            }
+    })
 }
 
-/// Each edit of an overlay as the lines it changes, with one line of context around.
-fn snippets(ov: &overlay::Overlay) -> Vec<Snippet> {
-    ov.edit
-        .iter()
-        .map(|ed| {
-            let mut lines = Vec::new();
-            if ed.remove == Some(true) {
-                lines.push(format!("- (the whole of {})", ed.file));
+/// The placeholders of the repository's spec as released, to show a fixture's edits with the
+/// values they stand for.
+fn base_vars(root: &Path) -> overlay::Vars {
+    let spec_dir = root.join("spec");
+    let Ok(loaded) = crate::load(&spec_dir) else {
+        return overlay::Vars::default();
+    };
+    let Some(spec) = loaded.spec.as_ref() else {
+        return overlay::Vars::default();
+    };
+    let mut sources = crate::source::SourceMap::default();
+    let mut diags = crate::diag::Diagnostics::default();
+    let history = crate::amend::history::load(&spec_dir, &mut sources, &mut diags);
+    overlay::Vars::of(spec, history.latest().map(|s| &s.release))
+}
+
+/// `text` with its placeholders expanded (as written where one is unknown).
+fn shown(vars: &overlay::Vars, text: &str) -> String {
+    vars.expand(text).unwrap_or_else(|_| text.to_string())
+}
+
+/// Each edit of an overlay as the lines it changes, with one line of context around; a bump
+/// as the `current` it changes.
+fn snippets(ov: &overlay::Overlay, vars: &overlay::Vars) -> Vec<Snippet> {
+    let bumps = ov.bump.iter().map(|b| {
+        let step = match b.to {
+            overlay::Step::Minor => "minor",
+            overlay::Step::Major => "major",
+        };
+        let mut lines = vec![format!(" name = \"{}\"", b.axis)];
+        match (vars.get(&b.axis), vars.get(&format!("{}+{step}", b.axis))) {
+            (Some(now), Some(next)) => {
+                lines.push(format!("-current = {now}"));
+                lines.push(format!("+current = {next}"));
             }
-            if let (Some(find), Some(replace)) = (&ed.find, &ed.replace) {
-                lines.extend(diff_lines(find, replace));
+            _ => lines.push(format!("+current = (the next {step} version)")),
+        }
+        Snippet {
+            file: "spec.toml".to_string(),
+            lines,
+        }
+    });
+    let edits = ov.edit.iter().map(|ed| {
+        let mut lines = Vec::new();
+        if ed.remove == Some(true) {
+            lines.push(format!("- (the whole of {})", shown(vars, &ed.file)));
+        }
+        if let (Some(find), Some(replace)) = (&ed.find, &ed.replace) {
+            lines.extend(diff_lines(&shown(vars, find), &shown(vars, replace)));
+        }
+        if let Some(a) = &ed.append {
+            if let Some(s) = ed.structure.as_ref().or(ed.flags.as_ref()) {
+                lines.push(format!(" (after the last entry of `{s}`)"));
             }
-            if let Some(a) = &ed.append {
-                lines.extend(a.lines().map(|l| format!("+{l}")));
-            }
-            if let Some(c) = &ed.content {
-                lines.extend(c.lines().map(|l| format!("+{l}")));
-            }
-            Snippet {
-                file: ed.file.clone(),
-                lines,
-            }
-        })
-        .collect()
+            lines.extend(shown(vars, a).lines().map(|l| format!("+{l}")));
+        }
+        if let Some(c) = &ed.content {
+            lines.extend(shown(vars, c).lines().map(|l| format!("+{l}")));
+        }
+        Snippet {
+            file: shown(vars, &ed.file),
+            lines,
+        }
+    });
+    bumps.chain(edits).collect()
 }
 
 /// The lines that differ between two texts, `-` before and `+` after, with one unchanged
@@ -957,18 +1017,19 @@ fn run_fixture(
         RUNS.fetch_add(1, Ordering::Relaxed)
     )));
     let spec_dir = root.join("spec");
-    let (_, spec) = overlay::materialize(&spec_dir, &dir.join("edit.toml"), &scratch.0)
-        .map_err(|e| e.to_string())?;
+    let spec = overlay::materialize(&spec_dir, &dir.join("edit.toml"), &scratch.0)
+        .map_err(|e| e.to_string())?
+        .tree;
     let against = match &fixture.against {
         Some(other) => {
             let other_dir = dir.parent().unwrap_or(dir).join(other);
-            let (_, tree) = overlay::materialize(
+            let other = overlay::materialize(
                 &spec_dir,
                 &other_dir.join("edit.toml"),
                 &scratch.0.join("against"),
             )
             .map_err(|e| e.to_string())?;
-            Some(tree)
+            Some(other.tree)
         }
         None => None,
     };

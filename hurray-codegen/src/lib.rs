@@ -115,9 +115,9 @@ pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
         }
         None => None,
     };
-    if let Some(spec) = &loaded.spec
-        && (!loaded.diags.has_errors() || other.is_some() || spec.status == model::Status::Released)
-    {
+    // Always compared with the history, errors or not: a draft spec applies only the status
+    // rule (a spec marked draft again after a release must hear so, whatever else is wrong).
+    if let Some(spec) = &loaded.spec {
         let mut diags = diag::Diagnostics::default();
         amend::check(spec, dir, other.as_ref(), &mut loaded.sources, &mut diags);
         loaded.diags.extend(diags);

@@ -143,10 +143,11 @@ pub fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
                     (_, ElementKind::Signed) => {
                         out.extend(&x.to_le_bytes()[..(t.bits() / 8) as usize]);
                     }
-                    (_, ElementKind::Unsigned) => {
+                    // Unsigned integers, and any other whole-byte type an amendment of the
+                    // spec adds (a new float format): small codes, which such a type reads.
+                    _ => {
                         out.extend(&x.unsigned_abs().to_le_bytes()[..(t.bits() / 8) as usize]);
                     }
-                    _ => panic!("the generator does not know how to fill {}", t.name()),
                 }
             }
             out
@@ -389,8 +390,10 @@ pub fn length_identity(d: &Descriptor) -> u32 {
 }
 
 /// The header fields a descriptor derives, by the sheets' rules: flags from the sections
-/// present (descriptor.md §3), rank, every axis at its initial version, and
-/// descriptor_length by the length identity (plus any surplus bytes carried on purpose).
+/// present (descriptor.md §3), rank, each axis at the lowest version that allocates every
+/// value the descriptor names (W1, W2: its initial version unless a row uses a value an
+/// amendment of the spec added), and descriptor_length by the length identity (plus any
+/// surplus bytes carried on purpose).
 pub fn seal(d: &mut Descriptor) {
     let mut flags = DescriptorFlags::empty();
     for (present, bit) in [
@@ -410,7 +413,7 @@ pub fn seal(d: &mut Descriptor) {
             flags = flags.with(bit);
         }
     }
-    let v = Axis::Descriptor.initial();
+    let v = allocated_by(d);
     d.fixed_header.flags = flags;
     d.fixed_header.rank = d.shape.len() as u32;
     d.fixed_header.version_major = v.major;
@@ -422,6 +425,31 @@ pub fn seal(d: &mut Descriptor) {
         h.scheme_version = axis.initial().minor;
     }
     d.fixed_header.descriptor_length = length_identity(d) + d.skipped.len() as u32;
+}
+
+/// The lowest descriptor version that allocates the tag values a row names: the header's
+/// element type and layout, each buffer's device, sync mode and memory class, the scheme.
+fn allocated_by(d: &Descriptor) -> hurray_runtime::Version {
+    use hurray_runtime::tags::{Device, Layout, MemoryClass, Scheme, SyncMode};
+    fn since<T: TagSpace>(raw: u32) -> Option<hurray_runtime::Version> {
+        T::lookup(raw).ok().map(T::since)
+    }
+    let h = &d.fixed_header;
+    let mut all = vec![
+        since::<ElementType>(h.type_tag.raw()),
+        since::<Layout>(h.layout_tag.raw()),
+    ];
+    for b in &d.buffer_table.buffers {
+        all.push(since::<Device>(b.device_tag.raw()));
+        all.push(since::<SyncMode>(b.sync_mode.raw()));
+        all.push(since::<MemoryClass>(b.memory_class.raw()));
+    }
+    if let Some(q) = &d.quantization {
+        all.push(since::<Scheme>(q.payload.tag()));
+    }
+    all.into_iter()
+        .flatten()
+        .fold(Axis::Descriptor.initial(), Ord::max)
 }
 
 /// container.md §6.3 payload sizes.
