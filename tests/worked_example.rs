@@ -225,6 +225,6 @@ fn bias_correction_data_claiming_version_1_with_20_bytes_is_rejected() {
     };
     bytes[at] = 1;
     let e = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap_err();
-    assert_eq!(e.rule().id(), "H7", "{e}");
+    assert_eq!(e.id(), "H7", "{e}");
     assert_eq!(e.offset(), payload + 16, "{e}");
 }

@@ -1,6 +1,7 @@
 //! The reader's configuration and the context every parse carries: the version the reader
 //! acts at on each axis, the data's declared versions, strict or permissive mode, private
-//! values agreed out of band, and the warnings collected on the way.
+//! values agreed out of band, the reader's resource limits, and the warnings collected on the
+//! way.
 
 use std::fmt;
 
@@ -18,6 +19,7 @@ pub struct ReaderConfig {
     agreed: Vec<(&'static str, u32)>,
     agreed_extension_layouts: Vec<u64>,
     network: bool,
+    limits: [u64; Limit::ALL.len()],
 }
 
 /// A reader configuration the spec does not allow.
@@ -47,6 +49,7 @@ impl ReaderConfig {
             agreed: Vec::new(),
             agreed_extension_layouts: Vec::new(),
             network: false,
+            limits: Limit::ALL.map(Limit::format_maximum),
         }
     }
 
@@ -124,6 +127,46 @@ impl ReaderConfig {
         self
     }
 
+    /// Agree on a private value of the tag space named `space` (its name in the spec,
+    /// `element_type`), for callers that name a space at run time, such as a command line:
+    /// the name is looked up in the generated list of every tag space, and `raw` must lie in
+    /// one of the space's private ranges (an allocated, reserved or invalid value is never
+    /// agreed on).
+    ///
+    /// ```
+    /// use hurray_runtime::ReaderConfig;
+    /// use hurray_runtime::tags::ElementType;
+    /// use hurray_runtime::TagSpace;
+    ///
+    /// let c = ReaderConfig::new().agree_named(ElementType::NAME, 0xF3)?;
+    /// assert!(c.is_agreed(ElementType::NAME, 0xF3));
+    /// assert!(ReaderConfig::new().agree_named(ElementType::NAME, 0x03).is_err());
+    /// assert!(ReaderConfig::new().agree_named("no_such_space", 0xF3).is_err());
+    /// # Ok::<(), hurray_runtime::ctx::ConfigError>(())
+    /// ```
+    pub fn agree_named(mut self, space: &str, raw: u32) -> Result<ReaderConfig, ConfigError> {
+        let found = crate::generated::tags::SPACES
+            .iter()
+            .find(|s| s.name() == space)
+            .ok_or_else(|| {
+                ConfigError(format!(
+                    "no tag space `{space}` with private values; spaces: {}",
+                    TagSpaceInfo::agreeable()
+                        .map(TagSpaceInfo::name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+        if !found.is_private(raw) {
+            return Err(ConfigError(format!(
+                "{raw:#04x} is not a private {space} value (private: {}); only private values are agreed out of band",
+                found.private_ranges()
+            )));
+        }
+        self.agreed.push((found.name(), raw));
+        Ok(self)
+    }
+
     pub fn is_agreed(&self, space: &str, raw: u32) -> bool {
         self.agreed.iter().any(|(s, v)| *s == space && *v == raw)
     }
@@ -140,6 +183,191 @@ impl ReaderConfig {
 
     pub fn is_network(&self) -> bool {
         self.network
+    }
+
+    /// Set a resource limit (see [`Limit`]): input beyond it is refused with
+    /// [`Error::limit_exceeded`], a policy of this reader rather than a rule of the format.
+    pub fn limit(mut self, limit: Limit, max: u64) -> ReaderConfig {
+        self.limits[limit as usize] = max;
+        self
+    }
+
+    /// The value of a resource limit (by default [`Limit::format_maximum`], which no
+    /// input can exceed).
+    pub fn limit_of(&self, limit: Limit) -> u64 {
+        self.limits[limit as usize]
+    }
+
+    /// Refuse `value` (found at absolute byte `offset`) when it exceeds `limit`.
+    pub fn check_limit(&self, limit: Limit, value: u64, offset: u64) -> Result<(), Error> {
+        let max = self.limit_of(limit);
+        if value > max {
+            return Err(Error::limit_exceeded(
+                limit,
+                offset,
+                format!("{} is {value}, above this reader's limit of {max}", limit.what()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A resource limit of a reader. A limit is a policy of the reader that runs (a service
+/// refusing inputs larger than it wants to hold), not a rule of the format: an input refused
+/// under a limit may be perfectly valid. Every limit defaults to the largest value the format
+/// can express ([`Limit::format_maximum`]), so a default reader never refuses a legal input;
+/// a refusal is an [`Error`] whose code is `limit-exceeded` and whose [`Error::limit`] names
+/// the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// The largest `descriptor_length` read, in bytes.
+    DescriptorLength = 0,
+    /// The most tensors a file's index may list (`index_entry_count`).
+    Tensors = 1,
+    /// The largest KV section (`kv_length`), in bytes.
+    KvLength = 2,
+}
+
+impl Limit {
+    /// Every limit.
+    pub const ALL: [Limit; 3] = [Limit::DescriptorLength, Limit::Tensors, Limit::KvLength];
+
+    /// The limit's name: the `hurray` option that sets it, without its dashes
+    /// (`max-descriptor-length`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::DescriptorLength => "max-descriptor-length",
+            Limit::Tensors => "max-tensors",
+            Limit::KvLength => "max-kv-length",
+        }
+    }
+
+    /// What the limit bounds, as a sentence's subject.
+    pub fn what(self) -> &'static str {
+        match self {
+            Limit::DescriptorLength => "the descriptor's length in bytes",
+            Limit::Tensors => "the number of tensors in the index",
+            Limit::KvLength => "the KV section's length in bytes",
+        }
+    }
+
+    /// The largest value the format can express for the limited quantity (the width of the
+    /// field that holds it): the default, which never refuses a legal input.
+    pub fn format_maximum(self) -> u64 {
+        match self {
+            Limit::DescriptorLength | Limit::KvLength => u64::from(u32::MAX),
+            Limit::Tensors => u64::MAX,
+        }
+    }
+
+    /// The limit named `name` ([`Limit::name`]).
+    pub fn from_name(name: &str) -> Option<Limit> {
+        Limit::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+/// A tag space named at run time: what an out-of-band agreement needs of it. The generated
+/// `tags::SPACES` lists every space of the spec this way.
+#[derive(Clone, Copy)]
+pub struct TagSpaceInfo {
+    name: &'static str,
+    width: usize,
+    classify: fn(u32) -> TagClass<()>,
+}
+
+impl fmt::Debug for TagSpaceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TagSpaceInfo")
+            .field("name", &self.name)
+            .field("width", &self.width)
+            .finish_non_exhaustive()
+    }
+}
+
+fn erased<T: TagSpace>(raw: u32) -> TagClass<()> {
+    match T::classify(raw) {
+        TagClass::Known(_) => TagClass::Known(()),
+        TagClass::UnallocatedPublic { tier } => TagClass::UnallocatedPublic { tier },
+        TagClass::Reserved => TagClass::Reserved,
+        TagClass::Private => TagClass::Private,
+        TagClass::Invalid => TagClass::Invalid,
+    }
+}
+
+impl TagSpaceInfo {
+    /// The space `T`.
+    pub const fn of<T: TagSpace>() -> TagSpaceInfo {
+        TagSpaceInfo {
+            name: T::NAME,
+            width: T::WIDTH,
+            classify: erased::<T>,
+        }
+    }
+
+    /// Its name in the spec.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Bytes of one value on the wire.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Whether `raw` lies in one of its private ranges.
+    pub fn is_private(&self, raw: u32) -> bool {
+        self.fits(raw) && matches!((self.classify)(raw), TagClass::Private)
+    }
+
+    fn fits(&self, raw: u32) -> bool {
+        self.width >= 4 || u64::from(raw) < 1u64 << (8 * self.width)
+    }
+
+    /// Its private ranges, as inclusive `(from, to)` pairs (scanned over every value of a
+    /// one- or two-byte space; wider spaces have none in this spec).
+    pub fn private(&self) -> Vec<(u32, u32)> {
+        let top: u32 = match self.width {
+            1 => 0xFF,
+            2 => 0xFFFF,
+            _ => return Vec::new(),
+        };
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for raw in 0..=top {
+            if self.is_private(raw) {
+                match ranges.last_mut() {
+                    Some((_, end)) if *end + 1 == raw => *end = raw,
+                    _ => ranges.push((raw, raw)),
+                }
+            }
+        }
+        ranges
+    }
+
+    /// Its private ranges, written `0xf0–0xfe` (`none` when it has none).
+    pub fn private_ranges(&self) -> String {
+        let ranges = self.private();
+        if ranges.is_empty() {
+            return "none".into();
+        }
+        ranges
+            .iter()
+            .map(|(a, b)| {
+                if a == b {
+                    format!("{a:#04x}")
+                } else {
+                    format!("{a:#04x}–{b:#04x}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The spaces that have private values, in the generated order.
+    pub fn agreeable() -> impl Iterator<Item = &'static TagSpaceInfo> {
+        crate::generated::tags::SPACES
+            .iter()
+            .filter(|s| !s.private().is_empty())
     }
 }
 

@@ -1,19 +1,32 @@
 //! The one error type of every reader and writer: a stable kebab-case code, the byte offset,
-//! and the rule it breaks. Errors are boxed so `Result`s stay one word wide.
+//! and the rule it breaks (or, for an input a reader refuses by policy, the resource limit it
+//! exceeds). Errors are boxed so `Result`s stay one word wide.
 
 use std::fmt;
 
+use crate::ctx::Limit;
 use crate::generated::rules::Rule;
 
-/// A rejection: which rule, where, and what was found.
+/// The code of every refusal under a reader's resource limit ([`Error::limit`]).
+pub const LIMIT_EXCEEDED: &str = "limit-exceeded";
+
+/// A rejection: which rule (or which limit), where, and what was found.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Inner>);
 
 #[derive(Clone, PartialEq, Eq)]
 struct Inner {
-    rule: Rule,
+    cause: Cause,
     offset: u64,
     detail: String,
+}
+
+/// Why the input was refused: it breaks a rule of the format, or it exceeds a limit the
+/// reader was configured with (a policy, not a verdict on the input).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Rule(Rule),
+    Limit(Limit),
 }
 
 impl Error {
@@ -21,20 +34,55 @@ impl Error {
     #[cold]
     pub fn new(rule: Rule, offset: u64, detail: impl Into<String>) -> Error {
         Error(Box::new(Inner {
-            rule,
+            cause: Cause::Rule(rule),
             offset,
             detail: detail.into(),
         }))
     }
 
-    /// The stable kebab-case error code (from the rule's entry in `spec/rules`).
-    pub fn code(&self) -> &'static str {
-        self.0.rule.code()
+    /// A refusal under a resource limit of the reader (not a rule of the format) at
+    /// absolute byte `offset`: its code is [`LIMIT_EXCEEDED`].
+    #[cold]
+    pub fn limit_exceeded(limit: Limit, offset: u64, detail: impl Into<String>) -> Error {
+        Error(Box::new(Inner {
+            cause: Cause::Limit(limit),
+            offset,
+            detail: detail.into(),
+        }))
     }
 
-    /// The rule the input breaks.
-    pub fn rule(&self) -> Rule {
-        self.0.rule
+    /// The stable kebab-case error code (from the rule's entry in `spec/rules`), or
+    /// [`LIMIT_EXCEEDED`] for a refusal under a resource limit.
+    pub fn code(&self) -> &'static str {
+        match self.0.cause {
+            Cause::Rule(r) => r.code(),
+            Cause::Limit(_) => LIMIT_EXCEEDED,
+        }
+    }
+
+    /// The rule the input breaks; `None` for a refusal under a resource limit, which breaks
+    /// no rule ([`Error::limit`]).
+    pub fn rule(&self) -> Option<Rule> {
+        match self.0.cause {
+            Cause::Rule(r) => Some(r),
+            Cause::Limit(_) => None,
+        }
+    }
+
+    /// The resource limit the input exceeds, for a refusal by the reader's policy.
+    pub fn limit(&self) -> Option<Limit> {
+        match self.0.cause {
+            Cause::Rule(_) => None,
+            Cause::Limit(l) => Some(l),
+        }
+    }
+
+    /// The rule's id (`HDR-4`), or the limit's name (`max-descriptor-length`).
+    pub fn id(&self) -> &'static str {
+        match self.0.cause {
+            Cause::Rule(r) => r.id(),
+            Cause::Limit(l) => l.name(),
+        }
     }
 
     /// Absolute byte offset of the offending field in the input.
@@ -56,25 +104,31 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} (rule {}: {})",
-            self.0.detail,
-            self.0.rule.id(),
-            self.0.rule.text()
-        )
+        match self.0.cause {
+            Cause::Rule(r) => write!(f, "{} (rule {}: {})", self.0.detail, r.id(), r.text()),
+            Cause::Limit(l) => write!(
+                f,
+                "{} (limit {}: a policy of this reader, not a rule of the format)",
+                self.0.detail,
+                l.name()
+            ),
+        }
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.0.cause {
+            Cause::Rule(_) => "rule",
+            Cause::Limit(_) => "limit",
+        };
         write!(
             f,
-            "error[{}] at byte {}: {} (rule {})",
+            "error[{}] at byte {}: {} ({what} {})",
             self.code(),
             self.0.offset,
             self.0.detail,
-            self.0.rule.id()
+            self.id()
         )
     }
 }
