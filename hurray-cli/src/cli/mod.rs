@@ -1,14 +1,18 @@
-//! Argument parsing and dispatch of `hurray`. Exit codes: 0 accepted, 1 the data was
-//! rejected, 2 usage or I/O errors.
+//! Argument parsing and dispatch of `hurray`. Exit codes: 0 accepted, 1 the data (or
+//! `encode`'s JSON) was rejected, 2 usage or I/O errors.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
+mod data;
 mod decode;
+mod encode;
 mod exit;
 mod file;
+mod reader;
+mod strict_json;
 mod summary;
 
 #[derive(Debug, Parser)]
@@ -23,25 +27,61 @@ struct Cli {
     command: Command,
 }
 
+/// How the reader is configured: versions, mode, out-of-band agreements, transport and
+/// resource limits. `decode` reads with it; `encode` reads its result back with it.
+#[derive(Debug, Args)]
+pub struct ReaderArgs {
+    /// Accept unknown type tags, schemes and private values where the spec allows, marking
+    /// the data not dereferenceable (RES-8, RES-9).
+    #[arg(long)]
+    pub permissive: bool,
+    /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
+    #[arg(long = "reader", value_name = "AXIS=VERSION")]
+    pub readers: Vec<String>,
+    /// Agree on a private value of a tag space out of band (`element_type=0xF0`,
+    /// `device=0xF0`, `memory_class=0xF0`, `layout=0xF0`); repeatable.
+    #[arg(long = "agree", value_name = "SPACE=VALUE")]
+    pub agree: Vec<String>,
+    /// Agree on a private extension layout id (EX-1); repeatable.
+    #[arg(long = "agree-extension-layout", value_name = "ID")]
+    pub agree_extension_layouts: Vec<String>,
+    /// The data arrived over a network transport: every sync mode must be producer-synced
+    /// (BH-10).
+    #[arg(long)]
+    pub network: bool,
+    /// Refuse a descriptor longer than this many bytes (code `limit-exceeded`). Default: the
+    /// format's maximum (4294967295), which refuses nothing legal.
+    #[arg(long, value_name = "BYTES")]
+    pub max_descriptor_length: Option<String>,
+    /// Refuse a file whose index lists more tensors than this. Default: the format's
+    /// maximum (18446744073709551615).
+    #[arg(long, value_name = "COUNT")]
+    pub max_tensors: Option<String>,
+    /// Refuse a KV section longer than this many bytes. Default: the format's maximum
+    /// (4294967295).
+    #[arg(long, value_name = "BYTES")]
+    pub max_kv_length: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
     Decode {
-        /// Print the JSON contract instead of a summary.
+        /// Print the JSON contract instead of a summary (a rejection: a JSON error object).
         #[arg(long)]
         json: bool,
-        /// Accept unknown type tags, schemes and private values where the spec allows, marking
-        /// the data not dereferenceable (RES-8, RES-9).
-        #[arg(long)]
-        permissive: bool,
-        /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
-        #[arg(long = "reader", value_name = "AXIS=VERSION")]
-        readers: Vec<String>,
+        /// With `--json` on a file: write each data buffer to a raw file in DIR and refer to
+        /// it by path, instead of inline base64.
+        #[arg(long, value_name = "DIR", requires = "json")]
+        data_dir: Option<PathBuf>,
+        #[command(flatten)]
+        reader: ReaderArgs,
         /// The file to decode; `-` reads standard input (a file there is read sequentially,
         /// in memory bounded by its largest descriptor and a chunk).
         file: PathBuf,
     },
-    /// Encode the JSON `decode --json` prints for a descriptor back to bytes, byte for byte.
+    /// Encode the JSON `decode --json` prints (a descriptor, or a file with its data) back to
+    /// bytes, byte for byte.
     Encode {
         json_file: PathBuf,
         #[arg(short = 'o', long = "output")]
@@ -49,6 +89,8 @@ enum Command {
         /// Write the bytes even if a reader would reject them (for crafting test vectors).
         #[arg(long)]
         unchecked: bool,
+        #[command(flatten)]
+        reader: ReaderArgs,
     },
 }
 
@@ -64,14 +106,21 @@ pub fn run() -> ExitCode {
     match cli.command {
         Command::Decode {
             json,
-            permissive,
-            readers,
+            data_dir,
+            reader,
             file,
-        } => decode::run(&file, json, permissive, &readers),
+        } => match reader::config(&reader) {
+            Ok(cfg) => decode::run(&file, json, data_dir.as_deref(), &cfg),
+            Err(e) => exit::usage_error(e),
+        },
         Command::Encode {
             json_file,
             output,
             unchecked,
-        } => decode::encode(&json_file, &output, unchecked),
+            reader,
+        } => match reader::config(&reader) {
+            Ok(cfg) => encode::run(&json_file, &output, unchecked, &cfg),
+            Err(e) => exit::usage_error(e),
+        },
     }
 }
