@@ -15,25 +15,44 @@ use super::exit::{Report, usage_error};
 /// magic in its field's description only; the runtime's readers check it).
 pub const FILE_MAGIC: &[u8; 8] = b"HRRYFILE";
 
-pub fn run(path: &Path, json: bool, data_dir: Option<&Path>, cfg: &ReaderConfig) -> ExitCode {
+/// What `decode` reads its input as (`--as`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    Descriptor,
+    File,
+}
+
+/// Whether the input's first bytes are a file's magic.
+fn starts_like_a_file(path: &Path) -> std::io::Result<bool> {
+    use std::io::Read as _;
+    let mut magic = Vec::with_capacity(FILE_MAGIC.len());
+    std::fs::File::open(path)?
+        .take(FILE_MAGIC.len() as u64)
+        .read_to_end(&mut magic)?;
+    Ok(magic == *FILE_MAGIC)
+}
+
+/// Decode `path` as `kind`, or by its magic (`HRRYFILE`) or its extension (`.hrry`, so a file
+/// with a damaged magic is reported as a file).
+pub fn run(
+    path: &Path,
+    kind: Option<Kind>,
+    json: bool,
+    data_dir: Option<&Path>,
+    cfg: &ReaderConfig,
+) -> ExitCode {
     let report = Report { input: path, json };
     if path.as_os_str() == "-" {
         return stdin(report, cfg);
     }
-    let mut magic = [0u8; 8];
-    let is_file = match std::fs::File::open(path).and_then(|mut f| {
-        use std::io::Read as _;
-        let mut n = 0;
-        while n < magic.len() {
-            match f.read(&mut magic[n..])? {
-                0 => break,
-                k => n += k,
+    let is_file = match kind {
+        Some(k) => k == Kind::File,
+        None => match starts_like_a_file(path) {
+            Ok(by_magic) => {
+                by_magic || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("hrry"))
             }
-        }
-        Ok(magic[..n] == *FILE_MAGIC)
-    }) {
-        Ok(is_file) => is_file,
-        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+            Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+        },
     };
     if is_file {
         return super::file::run(path, report, data_dir, cfg);

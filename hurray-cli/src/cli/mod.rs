@@ -74,6 +74,10 @@ enum Command {
         /// it by path, instead of inline base64.
         #[arg(long, value_name = "DIR", requires = "json")]
         data_dir: Option<PathBuf>,
+        /// Read the input as this, whatever its first bytes (by default: a file when it
+        /// starts with `HRRYFILE` or is named `*.hrry`, else a descriptor).
+        #[arg(long = "as", value_enum, value_name = "KIND")]
+        kind: Option<decode::Kind>,
         #[command(flatten)]
         reader: ReaderArgs,
         /// The file to decode; `-` reads standard input (a file there is read sequentially,
@@ -107,10 +111,11 @@ pub fn run() -> ExitCode {
         Command::Decode {
             json,
             data_dir,
+            kind,
             reader,
             file,
         } => match reader::config(&reader) {
-            Ok(cfg) => decode::run(&file, json, data_dir.as_deref(), &cfg),
+            Ok(cfg) => decode::run(&file, kind, json, data_dir.as_deref(), &cfg),
             Err(e) => exit::usage_error(e),
         },
         Command::Encode {
