@@ -47,7 +47,11 @@ fn reader_options(entry: &J) -> Vec<String> {
         args.push("--agree".into());
         args.push(format!("{space}={value:#x}"));
     }
-    for id in config["agree_extension_layouts"].as_array().into_iter().flatten() {
+    for id in config["agree_extension_layouts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         args.push("--agree-extension-layout".into());
         args.push(id.as_u64().unwrap().to_string());
     }
@@ -69,7 +73,11 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn every_rejecting_vector_is_rejected_with_its_code_rule_and_offset() {
     let m = manifest("reject");
-    assert!(m.len() > 100, "the reject manifest lists {} vectors", m.len());
+    assert!(
+        m.len() > 100,
+        "the reject manifest lists {} vectors",
+        m.len()
+    );
     let mut failures = Vec::new();
     for (name, e) in &m {
         let path = corpus().join("reject").join(name);
@@ -89,8 +97,12 @@ fn every_rejecting_vector_is_rejected_with_its_code_rule_and_offset() {
             && object["code"] == e["code"]
             && object["rule"] == e["rule"]
             && object["offset"] == e["offset"]
-            && object["message"].as_str().is_some_and(|m| first.contains(m))
-            && object["input"].as_str().is_some_and(|i| i.ends_with(name.as_str()));
+            && object["message"]
+                .as_str()
+                .is_some_and(|m| first.contains(m))
+            && object["input"]
+                .as_str()
+                .is_some_and(|i| i.ends_with(name.as_str()));
         if !ok {
             failures.push(format!(
                 "{name} ({args:?}): exit {:?}, stderr `{stderr}`, stdout {object}",
@@ -98,7 +110,13 @@ fn every_rejecting_vector_is_rejected_with_its_code_rule_and_offset() {
             ));
         }
     }
-    assert!(failures.is_empty(), "{} of {}:\n{}", failures.len(), m.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {}:\n{}",
+        failures.len(),
+        m.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -121,7 +139,8 @@ fn every_valid_vector_decodes_to_its_json_and_encodes_back_byte_for_byte() {
             failures.push(format!("{name}: decode: {}", text(&out.stderr)));
             continue;
         }
-        let mut decoded: J = serde_json::from_slice(&out.stdout).expect("decode --json prints JSON");
+        let mut decoded: J =
+            serde_json::from_slice(&out.stdout).expect("decode --json prints JSON");
         let expected: J = serde_json::from_slice(
             &std::fs::read(corpus().join("valid").join(format!("{name}.json"))).unwrap(),
         )
@@ -131,7 +150,10 @@ fn every_valid_vector_decodes_to_its_json_and_encodes_back_byte_for_byte() {
         // The data references are the CLI's addition to the contract shape.
         if let Some(J::Array(tensors)) = decoded.get_mut("tensors") {
             for t in tensors {
-                assert!(t.as_object_mut().unwrap().remove("data").is_some(), "{name}: no data");
+                assert!(
+                    t.as_object_mut().unwrap().remove("data").is_some(),
+                    "{name}: no data"
+                );
             }
         }
         if decoded != expected {
@@ -150,5 +172,11 @@ fn every_valid_vector_decodes_to_its_json_and_encodes_back_byte_for_byte() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     assert!(files >= 10, "only {files} file vectors");
-    assert!(failures.is_empty(), "{} of {}:\n{}", failures.len(), m.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {}:\n{}",
+        failures.len(),
+        m.len(),
+        failures.join("\n")
+    );
 }

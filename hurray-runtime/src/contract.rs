@@ -168,8 +168,7 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
         };
         header.push((k.to_string(), x));
     }
-    if computed.version && (v.get("version_major").is_some() || v.get("version_minor").is_some())
-    {
+    if computed.version && (v.get("version_major").is_some() || v.get("version_minor").is_some()) {
         return Err(ValueError::new(
             &join(path, "version_major"),
             "give both version_major and version_minor, or neither (the lowest version that covers the descriptor is computed)",
@@ -194,7 +193,8 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
             _ => generic.push((k, x)),
         }
     }
-    let mut d = Descriptor::from_value(&Value::Object(generic), path)?;
+    let mut d = Descriptor::from_value(&Value::Object(generic), path)
+        .map_err(|e| ValueError::new(&contract_path(&e.path, path), e.message))?;
     if computed.flags {
         d.sync_presence_flags();
     }
@@ -216,6 +216,19 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
         })?;
     }
     Ok(d)
+}
+
+/// A path in the generic form of the descriptor at `prefix` (`.fixed_header.rank`,
+/// `.buffer_table.buffers[0].alignment`) as a path in the contract shape the caller gave
+/// (`rank`, `buffers[0].alignment`): the header's fields and the buffer handles are lifted.
+fn contract_path(generic: &str, prefix: &str) -> String {
+    let rest = generic.strip_prefix(prefix).unwrap_or(generic);
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    let rest = rest
+        .strip_prefix("fixed_header.")
+        .or_else(|| rest.strip_prefix("buffer_table."))
+        .unwrap_or(rest);
+    join(prefix, rest)
 }
 
 /// The fixed header's fields the contract lifts to the top of a descriptor.
@@ -374,8 +387,10 @@ pub fn kv_entry_from_value(v: &Value, path: &str) -> Result<KvEntry, ValueError>
     let value = de::field(v, path, "value")?;
     let value_path = join(path, "value");
     let payload = if matches!(tag.class(), TagClass::Known(KvValue::Array)) {
-        let element =
-            de::tag::<KvValue>(de::field(v, path, "element_tag")?, &join(path, "element_tag"))?;
+        let element = de::tag::<KvValue>(
+            de::field(v, path, "element_tag")?,
+            &join(path, "element_tag"),
+        )?;
         let elements = de::array(value, &value_path)?
             .iter()
             .map(kv_payload)
@@ -552,7 +567,10 @@ fn tensor_value(name: &str, entry: EntryNumbers, d: &Descriptor, dereferenceable
     }
     let mut out = vec![
         ("name".into(), Value::Str(name.to_string())),
-        ("descriptor_offset".into(), Value::UInt(entry.descriptor_offset)),
+        (
+            "descriptor_offset".into(),
+            Value::UInt(entry.descriptor_offset),
+        ),
         (
             "descriptor_length".into(),
             Value::UInt(u64::from(entry.descriptor_length)),
@@ -589,7 +607,10 @@ fn composite_names(
 /// The fields of a length-prefixed section beyond its entries (appended by a later container
 /// version, defaulted, or skipped).
 fn section_rest(v: Value) -> Vec<(String, Value)> {
-    fields(v).into_iter().filter(|(k, _)| k != "entries").collect()
+    fields(v)
+        .into_iter()
+        .filter(|(k, _)| k != "entries")
+        .collect()
 }
 
 /// The file object around its tensors.

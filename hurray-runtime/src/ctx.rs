@@ -205,7 +205,10 @@ impl ReaderConfig {
             return Err(Error::limit_exceeded(
                 limit,
                 offset,
-                format!("{} is {value}, above this reader's limit of {max}", limit.what()),
+                format!(
+                    "{} is {value}, above this reader's limit of {max}",
+                    limit.what()
+                ),
             ));
         }
         Ok(())

@@ -254,7 +254,9 @@ pub fn evolution_from_json_strict(j: &J) -> Result<Evolution, ValueError> {
                     let bytes = field("bytes")?
                         .as_str()
                         .and_then(crate::value::hex_decode)
-                        .ok_or_else(|| ValueError::new(&format!("{at}.bytes"), "expected hex bytes"))?;
+                        .ok_or_else(|| {
+                            ValueError::new(&format!("{at}.bytes"), "expected hex bytes")
+                        })?;
                     if let Some(n) = run.get("length")
                         && n.as_u64() != Some(bytes.len() as u64)
                     {
@@ -343,7 +345,9 @@ pub fn first_difference(
 fn differs(path: &str, given: &J, canonical: &J) -> (String, String) {
     (
         path.to_string(),
-        format!("{given} is not what the value encodes: {canonical} (a name that contradicts its number, or a value out of its field's range)"),
+        format!(
+            "{given} is not what the value encodes: {canonical} (a name that contradicts its number, or a value out of its field's range)"
+        ),
     )
 }
 

@@ -49,7 +49,10 @@ pub fn run(
         Some(k) => k == Kind::File,
         None => match starts_like_a_file(path) {
             Ok(by_magic) => {
-                by_magic || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("hrry"))
+                by_magic
+                    || path
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("hrry"))
             }
             Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
         },

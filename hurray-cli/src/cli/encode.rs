@@ -49,6 +49,7 @@ impl From<ValueError> for Failure {
         let code = match e.message.as_str() {
             "missing" => "encode-missing-key",
             "unknown key" => "encode-unknown-key",
+            m if m.contains(" contradicts ") => "encode-contradiction",
             _ => "encode-invalid-value",
         };
         Failure::Refused {
@@ -341,8 +342,13 @@ fn place_exactly(
             data_length: t.data_length.unwrap_or(data_length),
             flags: t.flags,
         };
-        let flags = u32::try_from(t.flags)
-            .map_err(|_| refused("encode-invalid-value", &format!("{path}.flags"), "does not fit in 32 bits"))?;
+        let flags = u32::try_from(t.flags).map_err(|_| {
+            refused(
+                "encode-invalid-value",
+                &format!("{path}.flags"),
+                "does not fit in 32 bits",
+            )
+        })?;
         index.entries.push(IndexEntry::new(
             t.name.clone(),
             numbers.descriptor_offset,
@@ -361,18 +367,19 @@ fn place_exactly(
         pieces.push((placement.kv_offset, "kv".into(), kv.to_bytes()));
     }
     let index_bytes = index.to_bytes();
-    let crc = if parts
-        .header
-        .file_flags
-        .has(FileFlags::HAS_INDEX_CRC32C)
-    {
+    let crc = if parts.header.file_flags.has(FileFlags::HAS_INDEX_CRC32C) {
         crc32c::crc32c(&index_bytes)
     } else {
         0
     };
     pieces.push((placement.index_offset, "index".into(), index_bytes));
-    let kv_length = u32::try_from(placement.kv_length)
-        .map_err(|_| refused("encode-invalid-value", "placement.kv_length", "does not fit in 32 bits"))?;
+    let kv_length = u32::try_from(placement.kv_length).map_err(|_| {
+        refused(
+            "encode-invalid-value",
+            "placement.kv_length",
+            "does not fit in 32 bits",
+        )
+    })?;
     let trailer = Trailer::new(
         placement.index_offset,
         placement.index_length,
@@ -381,13 +388,16 @@ fn place_exactly(
         crc,
         TRAILER_MAGIC.to_vec(),
     );
-    let trailer_at = placement.file_size.checked_sub(TRAILER_SIZE).ok_or_else(|| {
-        refused(
-            "encode-invalid-value",
-            "placement.file_size",
-            "smaller than the trailer",
-        )
-    })?;
+    let trailer_at = placement
+        .file_size
+        .checked_sub(TRAILER_SIZE)
+        .ok_or_else(|| {
+            refused(
+                "encode-invalid-value",
+                "placement.file_size",
+                "smaller than the trailer",
+            )
+        })?;
     pieces.push((trailer_at, "trailer".into(), trailer.to_bytes()));
     pieces.sort_by_key(|(at, _, _)| *at);
     let mut position = 0u64;

@@ -72,7 +72,11 @@ pub fn json_with_data(
 
 /// `decode -` of a file: the sequential reader, data discarded as it passes. The tensors'
 /// descriptors are kept until the index names them at the end of the input.
-pub fn run_sequential(input: impl std::io::Read, report: Report<'_>, cfg: &ReaderConfig) -> ExitCode {
+pub fn run_sequential(
+    input: impl std::io::Read,
+    report: Report<'_>,
+    cfg: &ReaderConfig,
+) -> ExitCode {
     let failed = |e: SequentialError| match e {
         SequentialError::Invalid(e) => report.rejected(&e),
         other => usage_error(format!("standard input: {other}")),
