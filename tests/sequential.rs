@@ -214,7 +214,10 @@ fn f39_an_index_that_disagrees_with_the_walk_is_rejected() {
     e[1].descriptor_length -= 1;
     let x = with_entries(&bytes, e);
     let err = f39(&x);
-    assert_eq!((err.rule(), err.code()), (Some(Rule::F39), "index-mismatch"));
+    assert_eq!(
+        (err.rule(), err.code()),
+        (Some(Rule::F39), "index-mismatch")
+    );
     assert_eq!(
         file::read(&x, &ReaderConfig::new()).unwrap_err().rule(),
         Some(Rule::F11)

@@ -121,14 +121,8 @@ fn surplus_at_a_known_version_and_short_data_are_rejected() {
     let mut out = Vec::new();
     grown().write_at(V11, &mut out);
     out.push(0);
-    assert_eq!(
-        Grown::read(&out, V11, V12).unwrap_err().id(),
-        "LEN-1"
-    );
-    assert_eq!(
-        Grown::read(&out[..5], V1, V12).unwrap_err().id(),
-        "SEC-2"
-    );
+    assert_eq!(Grown::read(&out, V11, V12).unwrap_err().id(), "LEN-1");
+    assert_eq!(Grown::read(&out[..5], V1, V12).unwrap_err().id(), "SEC-2");
 }
 
 #[test]

@@ -8,6 +8,8 @@ use std::fmt;
 use crate::error::Error;
 use crate::generated::axes::Axis;
 use crate::generated::rules::{Action, Rule};
+pub use crate::limit::Limit;
+pub use crate::tag_space::TagSpaceInfo;
 use crate::version::Version;
 use crate::wire::{FlagSet, TagClass, TagSpace, TagValue};
 
@@ -151,7 +153,7 @@ impl ReaderConfig {
             .ok_or_else(|| {
                 ConfigError(format!(
                     "no tag space `{space}` with private values; spaces: {}",
-                    TagSpaceInfo::agreeable()
+                    agreeable_spaces()
                         .map(TagSpaceInfo::name)
                         .collect::<Vec<_>>()
                         .join(", ")
@@ -215,163 +217,11 @@ impl ReaderConfig {
     }
 }
 
-/// A resource limit of a reader. A limit is a policy of the reader that runs (a service
-/// refusing inputs larger than it wants to hold), not a rule of the format: an input refused
-/// under a limit may be perfectly valid. Every limit defaults to the largest value the format
-/// can express ([`Limit::format_maximum`]), so a default reader never refuses a legal input;
-/// a refusal is an [`Error`] whose code is `limit-exceeded` and whose [`Error::limit`] names
-/// the limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Limit {
-    /// The largest `descriptor_length` read, in bytes.
-    DescriptorLength = 0,
-    /// The most tensors a file's index may list (`index_entry_count`).
-    Tensors = 1,
-    /// The largest KV section (`kv_length`), in bytes.
-    KvLength = 2,
-}
-
-impl Limit {
-    /// Every limit.
-    pub const ALL: [Limit; 3] = [Limit::DescriptorLength, Limit::Tensors, Limit::KvLength];
-
-    /// The limit's name: the `hurray` option that sets it, without its dashes
-    /// (`max-descriptor-length`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Limit::DescriptorLength => "max-descriptor-length",
-            Limit::Tensors => "max-tensors",
-            Limit::KvLength => "max-kv-length",
-        }
-    }
-
-    /// What the limit bounds, as a sentence's subject.
-    pub fn what(self) -> &'static str {
-        match self {
-            Limit::DescriptorLength => "the descriptor's length in bytes",
-            Limit::Tensors => "the number of tensors in the index",
-            Limit::KvLength => "the KV section's length in bytes",
-        }
-    }
-
-    /// The largest value the format can express for the limited quantity (the width of the
-    /// field that holds it): the default, which never refuses a legal input.
-    pub fn format_maximum(self) -> u64 {
-        match self {
-            Limit::DescriptorLength | Limit::KvLength => u64::from(u32::MAX),
-            Limit::Tensors => u64::MAX,
-        }
-    }
-
-    /// The limit named `name` ([`Limit::name`]).
-    pub fn from_name(name: &str) -> Option<Limit> {
-        Limit::ALL.into_iter().find(|l| l.name() == name)
-    }
-}
-
-/// A tag space named at run time: what an out-of-band agreement needs of it. The generated
-/// `tags::SPACES` lists every space of the spec this way.
-#[derive(Clone, Copy)]
-pub struct TagSpaceInfo {
-    name: &'static str,
-    width: usize,
-    classify: fn(u32) -> TagClass<()>,
-}
-
-impl fmt::Debug for TagSpaceInfo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TagSpaceInfo")
-            .field("name", &self.name)
-            .field("width", &self.width)
-            .finish_non_exhaustive()
-    }
-}
-
-fn erased<T: TagSpace>(raw: u32) -> TagClass<()> {
-    match T::classify(raw) {
-        TagClass::Known(_) => TagClass::Known(()),
-        TagClass::UnallocatedPublic { tier } => TagClass::UnallocatedPublic { tier },
-        TagClass::Reserved => TagClass::Reserved,
-        TagClass::Private => TagClass::Private,
-        TagClass::Invalid => TagClass::Invalid,
-    }
-}
-
-impl TagSpaceInfo {
-    /// The space `T`.
-    pub const fn of<T: TagSpace>() -> TagSpaceInfo {
-        TagSpaceInfo {
-            name: T::NAME,
-            width: T::WIDTH,
-            classify: erased::<T>,
-        }
-    }
-
-    /// Its name in the spec.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Bytes of one value on the wire.
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
-    /// Whether `raw` lies in one of its private ranges.
-    pub fn is_private(&self, raw: u32) -> bool {
-        self.fits(raw) && matches!((self.classify)(raw), TagClass::Private)
-    }
-
-    fn fits(&self, raw: u32) -> bool {
-        self.width >= 4 || u64::from(raw) < 1u64 << (8 * self.width)
-    }
-
-    /// Its private ranges, as inclusive `(from, to)` pairs (scanned over every value of a
-    /// one- or two-byte space; wider spaces have none in this spec).
-    pub fn private(&self) -> Vec<(u32, u32)> {
-        let top: u32 = match self.width {
-            1 => 0xFF,
-            2 => 0xFFFF,
-            _ => return Vec::new(),
-        };
-        let mut ranges: Vec<(u32, u32)> = Vec::new();
-        for raw in 0..=top {
-            if self.is_private(raw) {
-                match ranges.last_mut() {
-                    Some((_, end)) if *end + 1 == raw => *end = raw,
-                    _ => ranges.push((raw, raw)),
-                }
-            }
-        }
-        ranges
-    }
-
-    /// Its private ranges, written `0xf0–0xfe` (`none` when it has none).
-    pub fn private_ranges(&self) -> String {
-        let ranges = self.private();
-        if ranges.is_empty() {
-            return "none".into();
-        }
-        ranges
-            .iter()
-            .map(|(a, b)| {
-                if a == b {
-                    format!("{a:#04x}")
-                } else {
-                    format!("{a:#04x}–{b:#04x}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// The spaces that have private values, in the generated order.
-    pub fn agreeable() -> impl Iterator<Item = &'static TagSpaceInfo> {
-        crate::generated::tags::SPACES
-            .iter()
-            .filter(|s| !s.private().is_empty())
-    }
+/// The spaces that have private values, in the generated order.
+pub fn agreeable_spaces() -> impl Iterator<Item = &'static TagSpaceInfo> {
+    crate::generated::tags::SPACES
+        .iter()
+        .filter(|s| !s.private().is_empty())
 }
 
 /// A finding that does not reject the input.

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::ctx::Limit;
 use crate::generated::rules::Rule;
+use crate::limit::Limit;
 
 /// The code of every refusal under a reader's resource limit ([`Error::limit`]).
 pub const LIMIT_EXCEEDED: &str = "limit-exceeded";

@@ -398,7 +398,7 @@ fn place_exactly(
                 "smaller than the trailer",
             )
         })?;
-    pieces.push((trailer_at, "trailer".into(), trailer.to_bytes()));
+    pieces.push((trailer_at, "the trailer's bytes".into(), trailer.to_bytes()));
     pieces.sort_by_key(|(at, _, _)| *at);
     let mut position = 0u64;
     let mut previous = "the file's start".to_string();

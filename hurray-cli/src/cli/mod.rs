@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 mod data;
 mod decode;
@@ -27,42 +27,6 @@ struct Cli {
     command: Command,
 }
 
-/// How the reader is configured: versions, mode, out-of-band agreements, transport and
-/// resource limits. `decode` reads with it; `encode` reads its result back with it.
-#[derive(Debug, Args)]
-pub struct ReaderArgs {
-    /// Accept unknown type tags, schemes and private values where the spec allows, marking
-    /// the data not dereferenceable (RES-8, RES-9).
-    #[arg(long)]
-    pub permissive: bool,
-    /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
-    #[arg(long = "reader", value_name = "AXIS=VERSION")]
-    pub readers: Vec<String>,
-    /// Agree on a private value of a tag space out of band (`element_type=0xF0`,
-    /// `device=0xF0`, `memory_class=0xF0`, `layout=0xF0`); repeatable.
-    #[arg(long = "agree", value_name = "SPACE=VALUE")]
-    pub agree: Vec<String>,
-    /// Agree on a private extension layout id (EX-1); repeatable.
-    #[arg(long = "agree-extension-layout", value_name = "ID")]
-    pub agree_extension_layouts: Vec<String>,
-    /// The data arrived over a network transport: every sync mode must be producer-synced
-    /// (BH-10).
-    #[arg(long)]
-    pub network: bool,
-    /// Refuse a descriptor longer than this many bytes (code `limit-exceeded`). Default: the
-    /// format's maximum (4294967295), which refuses nothing legal.
-    #[arg(long, value_name = "BYTES")]
-    pub max_descriptor_length: Option<String>,
-    /// Refuse a file whose index lists more tensors than this. Default: the format's
-    /// maximum (18446744073709551615).
-    #[arg(long, value_name = "COUNT")]
-    pub max_tensors: Option<String>,
-    /// Refuse a KV section longer than this many bytes. Default: the format's maximum
-    /// (4294967295).
-    #[arg(long, value_name = "BYTES")]
-    pub max_kv_length: Option<String>,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
@@ -79,7 +43,7 @@ enum Command {
         #[arg(long = "as", value_enum, value_name = "KIND")]
         kind: Option<decode::Kind>,
         #[command(flatten)]
-        reader: ReaderArgs,
+        reader: reader::ReaderArgs,
         /// The file to decode; `-` reads standard input (a file there is read sequentially,
         /// in memory bounded by its largest descriptor and a chunk).
         file: PathBuf,
@@ -94,7 +58,7 @@ enum Command {
         #[arg(long)]
         unchecked: bool,
         #[command(flatten)]
-        reader: ReaderArgs,
+        reader: reader::ReaderArgs,
     },
 }
 

@@ -1,4 +1,4 @@
-//! The reader configuration the command line asks for ([`super::ReaderArgs`]): versions,
+//! The reader configuration the command line asks for ([`ReaderArgs`]): versions,
 //! permissive mode, out-of-band agreements by tag space name (looked up in the generated list
 //! of spaces, so a space the spec adds is reachable without a change here), network mode and
 //! resource limits (by their runtime names).
@@ -6,7 +6,43 @@
 use hurray_runtime::ReaderConfig;
 use hurray_runtime::ctx::Limit;
 
-use super::ReaderArgs;
+use clap::Args;
+
+/// How the reader is configured: versions, mode, out-of-band agreements, transport and
+/// resource limits. `decode` reads with it; `encode` reads its result back with it.
+#[derive(Debug, Args)]
+pub struct ReaderArgs {
+    /// Accept unknown type tags, schemes and private values where the spec allows, marking
+    /// the data not dereferenceable (RES-8, RES-9).
+    #[arg(long)]
+    pub permissive: bool,
+    /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
+    #[arg(long = "reader", value_name = "AXIS=VERSION")]
+    pub readers: Vec<String>,
+    /// Agree on a private value of a tag space out of band (`element_type=0xF0`,
+    /// `device=0xF0`, `memory_class=0xF0`, `layout=0xF0`); repeatable.
+    #[arg(long = "agree", value_name = "SPACE=VALUE")]
+    pub agree: Vec<String>,
+    /// Agree on a private extension layout id (EX-1); repeatable.
+    #[arg(long = "agree-extension-layout", value_name = "ID")]
+    pub agree_extension_layouts: Vec<String>,
+    /// The data arrived over a network transport: every sync mode must be producer-synced
+    /// (BH-10).
+    #[arg(long)]
+    pub network: bool,
+    /// Refuse a descriptor longer than this many bytes (code `limit-exceeded`). Default: the
+    /// format's maximum (4294967295), which refuses nothing legal.
+    #[arg(long, value_name = "BYTES")]
+    pub max_descriptor_length: Option<String>,
+    /// Refuse a file whose index lists more tensors than this. Default: the format's
+    /// maximum (18446744073709551615).
+    #[arg(long, value_name = "COUNT")]
+    pub max_tensors: Option<String>,
+    /// Refuse a KV section longer than this many bytes. Default: the format's maximum
+    /// (4294967295).
+    #[arg(long, value_name = "BYTES")]
+    pub max_kv_length: Option<String>,
+}
 
 /// A number as written on a command line: decimal or `0x` hexadecimal.
 fn number(text: &str, what: &str) -> Result<u64, String> {

@@ -348,7 +348,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
     out.extend(quote! {
         /// Every tag space of the spec, for callers that name a space at run time (an
         /// out-of-band agreement given on a command line: `ReaderConfig::agree_named`).
-        pub const SPACES: &[crate::ctx::TagSpaceInfo] = &[#(crate::ctx::TagSpaceInfo::of::<#types>()),*];
+        pub const SPACES: &[crate::tag_space::TagSpaceInfo] = &[#(crate::tag_space::TagSpaceInfo::of::<#types>()),*];
     });
     out
 }
