@@ -383,7 +383,15 @@ fn decode_dash_reads_a_file_from_a_pipe() {
     let from_path = common::hurray(&["decode", "--json", path.to_str().unwrap()]);
     let from_pipe = run(&["decode", "--json", "-"], &bytes);
     assert!(from_pipe.status.success(), "{}", common::stderr(&from_pipe));
-    assert_eq!(common::stdout(&from_pipe), common::stdout(&from_path));
+    // The same JSON, except that a file read from a path carries each buffer's data
+    // reference (for `encode`) and one read from a pipe does not (its data streams past).
+    let mut from_path: serde_json::Value =
+        serde_json::from_str(&common::stdout(&from_path)).unwrap();
+    for t in from_path["tensors"].as_array_mut().unwrap() {
+        assert!(t.as_object_mut().unwrap().remove("data").is_some());
+    }
+    let from_pipe: serde_json::Value = serde_json::from_str(&common::stdout(&from_pipe)).unwrap();
+    assert_eq!(from_pipe, from_path);
     let summary = run(&["decode", "-"], &bytes);
     assert!(common::stdout(&summary).contains("tensor `coo`"));
     // A file cut short on the pipe: truncated, exit code 1.
