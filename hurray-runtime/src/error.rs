@@ -11,6 +11,19 @@ use crate::limit::Limit;
 pub const LIMIT_EXCEEDED: &str = "limit-exceeded";
 
 /// A rejection: which rule (or which limit), where, and what was found.
+///
+/// Its `Display` is the line `hurray decode` prints: the code, what was found, the rule (or the
+/// limit), and the byte offset (`error[<code>]: <detail> (rule <id>: <text>) (at byte <offset>)`).
+///
+/// ```
+/// use hurray_runtime::{ReaderConfig, descriptor};
+///
+/// let error = descriptor::read(b"HRRX", &ReaderConfig::new()).unwrap_err();
+/// assert_eq!(error.offset(), 0);
+/// let line = error.to_string();
+/// assert!(line.starts_with(&format!("error[{}]: ", error.code())));
+/// assert!(line.ends_with("(at byte 0)"));
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Inner>);
 
@@ -30,7 +43,9 @@ enum Cause {
 }
 
 impl Error {
-    /// A rejection of `rule` at absolute byte `offset`.
+    /// A rejection of `rule` at absolute byte `offset`. Only the runtime's readers, its
+    /// generated code and `#[derive(HurraySection)]`'s expansion make errors.
+    #[doc(hidden)]
     #[cold]
     pub fn new(rule: Rule, offset: u64, detail: impl Into<String>) -> Error {
         Error(Box::new(Inner {
@@ -105,12 +120,22 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0.cause {
-            Cause::Rule(r) => write!(f, "{} (rule {}: {})", self.0.detail, r.id(), r.text()),
+            Cause::Rule(r) => write!(
+                f,
+                "error[{}]: {} (rule {}: {}) (at byte {})",
+                self.code(),
+                self.0.detail,
+                r.id(),
+                r.text(),
+                self.0.offset
+            ),
             Cause::Limit(l) => write!(
                 f,
-                "{} (limit {}: a policy of this reader, not a rule of the format)",
+                "error[{}]: {} (limit {}: a policy of this reader, not a rule of the format) (at byte {})",
+                self.code(),
                 self.0.detail,
-                l.name()
+                l.name(),
+                self.0.offset
             ),
         }
     }

@@ -1124,6 +1124,7 @@ impl MappedFile {
         Ok(MappedFile { map })
     }
 
+    /// The mapped bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.map
     }

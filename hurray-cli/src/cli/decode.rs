@@ -90,15 +90,21 @@ fn stdin(report: Report<'_>, cfg: &ReaderConfig) -> ExitCode {
 fn descriptor(bytes: &[u8], report: Report<'_>, cfg: &ReaderConfig) -> ExitCode {
     match descriptor::read(bytes, cfg) {
         Ok(d) => {
-            let owned = d.view.owned();
+            let owned = d.view().owned();
             let value = contract::descriptor_value(&owned);
             if report.json {
-                let j = descriptor_json(&value, &d.warnings, d.dereferenceable);
+                let j = descriptor_json(&value, d.warnings(), d.dereferenceable());
                 outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
             } else {
                 out!(
                     "{}",
-                    super::summary::descriptor(&owned, &value, &d.warnings, d.dereferenceable, 0)
+                    super::summary::descriptor(
+                        &owned,
+                        &value,
+                        d.warnings(),
+                        d.dereferenceable(),
+                        0
+                    )
                 );
             }
             ExitCode::SUCCESS

@@ -32,7 +32,8 @@ impl Report<'_> {
     /// "detail", "input"}` (`rule` is null for a refusal under a resource limit, which is a
     /// policy of the reader, not a rule of the format).
     pub fn rejected(&self, e: &Error) -> ExitCode {
-        eprintln!("error[{}]: {} (at byte {})", e.code(), e, e.offset());
+        // The error's Display is the contract's line: `error[<code>]: <message> (at byte <offset>)`.
+        eprintln!("{e}");
         eprintln!("  in {}", self.name());
         if self.json {
             let object = json!({
