@@ -423,9 +423,13 @@ fn kv_payload(v: &Value) -> Value {
 pub struct Placement {
     /// 0 (with `kv_length` 0) when the file has no KV section.
     pub kv_offset: u64,
+    /// The KV section's length in bytes.
     pub kv_length: u64,
+    /// Where the index section starts.
     pub index_offset: u64,
+    /// The index section's length in bytes.
     pub index_length: u64,
+    /// The file's size in bytes.
     pub file_size: u64,
 }
 
@@ -456,10 +460,15 @@ impl Placement {
 /// the entry's flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EntryNumbers {
+    /// Where the descriptor starts.
     pub descriptor_offset: u64,
+    /// The descriptor's length in bytes.
     pub descriptor_length: u32,
+    /// Where the data region (buffer 0) starts.
     pub data_offset: u64,
+    /// The data region's length: every buffer and the padding between them.
     pub data_length: u64,
+    /// The index entry's flags.
     pub flags: u64,
 }
 
@@ -708,11 +717,15 @@ impl WithRest for KvSection {
 /// index section's own fields, and the placement of the sections when it was recorded.
 #[derive(Clone, Debug)]
 pub struct FileParts {
+    /// The file header.
     pub header: FileHeader,
+    /// Every tensor, in index order.
     pub tensors: Vec<TensorParts>,
+    /// The KV section, when the file has one.
     pub kv: Option<KvSection>,
     /// The index section's fields beyond its entries (its entries are empty here).
     pub index: IndexSection,
+    /// Where the sections are, when the input recorded it.
     pub placement: Option<Placement>,
 }
 
@@ -720,12 +733,19 @@ pub struct FileParts {
 /// input gave (`None`: derived by the placement rules when the file is written).
 #[derive(Clone, Debug)]
 pub struct TensorParts {
+    /// The tensor's name.
     pub name: String,
+    /// Its descriptor.
     pub descriptor: Descriptor,
+    /// Where the descriptor starts.
     pub descriptor_offset: Option<u64>,
+    /// The descriptor's length in bytes.
     pub descriptor_length: Option<u32>,
+    /// Where the data region (buffer 0) starts.
     pub data_offset: Option<u64>,
+    /// The data region's length: every buffer and the padding between them.
     pub data_length: Option<u64>,
+    /// The index entry's flags.
     pub flags: u64,
 }
 
