@@ -162,7 +162,7 @@ macro_rules! observe {
             })
         };
         match decoded {
-            Err(e) => Seen::Reject(e.rule().id().to_string()),
+            Err(e) => Seen::Reject(e.id().to_string()),
             Ok((value, dereferenceable, warnings)) => {
                 let field: Option<&str> = $field;
                 if !dereferenceable {

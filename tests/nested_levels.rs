@@ -87,7 +87,7 @@ fn a_level_past_the_limit_is_reported_under_the_depth_rule() {
     let bytes = corpus("reject/TL-6-nesting-9-levels.bin");
     let config = hurray_runtime::ReaderConfig::new();
     let e = hurray_runtime::descriptor::read(&bytes, &config).expect_err("9 levels are too deep");
-    assert_eq!(e.rule(), hurray_runtime::rules::Rule::Tl6);
+    assert_eq!(e.rule(), Some(hurray_runtime::rules::Rule::Tl6));
     assert_eq!(e.code(), hurray_runtime::rules::Rule::Tl6.code());
 
     let pinned = new::ReaderConfig::new()
@@ -95,7 +95,7 @@ fn a_level_past_the_limit_is_reported_under_the_depth_rule() {
         .unwrap()
         .permissive(true);
     let e2 = new::descriptor::read(&bytes, &pinned).expect_err("9 levels are too deep");
-    assert_eq!(e2.rule(), new::rules::Rule::Tl6);
+    assert_eq!(e2.rule(), Some(new::rules::Rule::Tl6));
     assert_eq!(e2.offset(), e.offset(), "the ninth level, where it starts");
     // The ninth level starts after eight levels of rank-1 tiling.
     let d8 = corpus("valid/edge-tiled-depth-8.bin");

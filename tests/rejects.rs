@@ -688,12 +688,10 @@ fn every_vector_is_rejected_with_its_rule_code_and_offset() {
                         error_line(&err)
                     ));
                 }
-                if (err.rule().id(), err.code(), err.offset())
-                    != (want_rule, want_code, want_offset)
-                {
+                if (err.id(), err.code(), err.offset()) != (want_rule, want_code, want_offset) {
                     failures.push(format!(
                         "{name}: got {} [{}] at {} ({}); expected {want_rule} [{want_code}] at {want_offset}",
-                        err.rule().id(),
+                        err.id(),
                         err.code(),
                         err.offset(),
                         err.detail()

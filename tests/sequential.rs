@@ -151,16 +151,20 @@ fn every_rejected_file_is_rejected_sequentially() {
     assert!(files.len() > 50);
     for (name, bytes) in files {
         let cfg = config("reject", &name);
-        let want = file::read(&bytes, &cfg).expect_err(&name).rule();
+        let want = file::read(&bytes, &cfg)
+            .expect_err(&name)
+            .rule()
+            .expect("a rule, not a limit");
         match sequential::read_all(&bytes[..], &cfg) {
             Ok(_) => panic!("{name}: the sequential reader accepts it ({})", want.id()),
             Err(SequentialError::Invalid(e)) => {
-                let same = e.rule() == want
-                    || (placement.contains(&want) && [Rule::F39, Rule::F32].contains(&e.rule()));
+                let same = e.rule() == Some(want)
+                    || (placement.contains(&want)
+                        && [Some(Rule::F39), Some(Rule::F32)].contains(&e.rule()));
                 assert!(
                     same,
                     "{name}: {} where the file reader says {}",
-                    e.rule().id(),
+                    e.id(),
                     want.id()
                 );
             }
@@ -210,30 +214,33 @@ fn f39_an_index_that_disagrees_with_the_walk_is_rejected() {
     e[1].descriptor_length -= 1;
     let x = with_entries(&bytes, e);
     let err = f39(&x);
-    assert_eq!((err.rule(), err.code()), (Rule::F39, "index-mismatch"));
+    assert_eq!(
+        (err.rule(), err.code()),
+        (Some(Rule::F39), "index-mismatch")
+    );
     assert_eq!(
         file::read(&x, &ReaderConfig::new()).unwrap_err().rule(),
-        Rule::F11
+        Some(Rule::F11)
     );
     // A tensor the walk found that no entry describes: the random-access reader sees its
     // bytes as non-zero padding.
     let x = with_entries(&bytes, entries[..1].to_vec());
     let err = f39(&x);
-    assert_eq!(err.rule(), Rule::F39);
+    assert_eq!(err.rule(), Some(Rule::F39));
     assert_eq!(err.offset(), entries[1].descriptor_offset);
     assert_eq!(
         file::read(&x, &ReaderConfig::new()).unwrap_err().rule(),
-        Rule::F32
+        Some(Rule::F32)
     );
     // Two entries describing one tensor.
     let mut e = entries.clone();
     e[1].descriptor_offset = e[0].descriptor_offset;
     e[1].data_offset = e[0].data_offset;
-    assert_eq!(f39(&with_entries(&bytes, e)).rule(), Rule::F39);
+    assert_eq!(f39(&with_entries(&bytes, e)).rule(), Some(Rule::F39));
     // An entry naming a descriptor where the walk found none.
     let mut e = entries;
     e[1].descriptor_offset += 8;
-    assert_eq!(f39(&with_entries(&bytes, e)).rule(), Rule::F39);
+    assert_eq!(f39(&with_entries(&bytes, e)).rule(), Some(Rule::F39));
 }
 
 #[test]
@@ -243,10 +250,10 @@ fn f40_the_last_bytes_are_never_read_as_tensor_region() {
     let (bytes, entries) = two_tensors();
     let end = (entries[1].data_offset + entries[1].data_length).next_multiple_of(8);
     let err = f39(&bytes[..end as usize]);
-    assert_eq!(err.rule(), Rule::F38, "{err:?}");
+    assert_eq!(err.rule(), Some(Rule::F38), "{err:?}");
     // The same tensor followed by fewer than 48 bytes: never parsed as region either.
     let err = f39(&bytes[..end as usize + 40]);
-    assert_eq!(err.rule(), Rule::F38, "{err:?}");
+    assert_eq!(err.rule(), Some(Rule::F38), "{err:?}");
 }
 
 /// For every tensor of every corpus file whose buffer 0 the sequential reader streams
@@ -376,7 +383,15 @@ fn decode_dash_reads_a_file_from_a_pipe() {
     let from_path = common::hurray(&["decode", "--json", path.to_str().unwrap()]);
     let from_pipe = run(&["decode", "--json", "-"], &bytes);
     assert!(from_pipe.status.success(), "{}", common::stderr(&from_pipe));
-    assert_eq!(common::stdout(&from_pipe), common::stdout(&from_path));
+    // The same JSON, except that a file read from a path carries each buffer's data
+    // reference (for `encode`) and one read from a pipe does not (its data streams past).
+    let mut from_path: serde_json::Value =
+        serde_json::from_str(&common::stdout(&from_path)).unwrap();
+    for t in from_path["tensors"].as_array_mut().unwrap() {
+        assert!(t.as_object_mut().unwrap().remove("data").is_some());
+    }
+    let from_pipe: serde_json::Value = serde_json::from_str(&common::stdout(&from_pipe)).unwrap();
+    assert_eq!(from_pipe, from_path);
     let summary = run(&["decode", "-"], &bytes);
     assert!(common::stdout(&summary).contains("tensor `coo`"));
     // A file cut short on the pipe: truncated, exit code 1.

@@ -259,6 +259,6 @@ fn bias_correction_data_claiming_an_older_version_with_its_bytes_is_rejected() {
     let (released_length, released_version) = released_payload();
     bytes[at] = released_version;
     let e = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap_err();
-    assert_eq!(e.rule().id(), "H7", "{e}");
+    assert_eq!(e.id(), "H7", "{e}");
     assert_eq!(e.offset(), payload + u64::from(released_length), "{e}");
 }

@@ -31,14 +31,14 @@ fn released(axis: Axis) -> new::Version {
 
 fn rule_of(e: new::writer::WriteError) -> &'static str {
     match e {
-        new::writer::WriteError::Invalid(e) => e.rule().id(),
+        new::writer::WriteError::Invalid(e) => e.id(),
         new::writer::WriteError::Io(e) => panic!("unexpected I/O error {e}"),
     }
 }
 
 fn old_rule_of(e: old::writer::WriteError) -> &'static str {
     match e {
-        old::writer::WriteError::Invalid(e) => e.rule().id(),
+        old::writer::WriteError::Invalid(e) => e.id(),
         old::writer::WriteError::Io(e) => panic!("unexpected I/O error {e}"),
     }
 }
@@ -281,6 +281,6 @@ fn the_file_writer_never_writes_data_a_reader_rejects() {
     let old::writer::WriteError::Invalid(e) = e else {
         panic!("expected a rule violation");
     };
-    assert_eq!((e.rule().id(), e.offset()), ("DAT-3", 4096 + 1));
+    assert_eq!((e.id(), e.offset()), ("DAT-3", 4096 + 1));
     assert!(w.add_tensor("t", &d, &[&[0x7F; 4]]).is_ok());
 }

@@ -55,3 +55,263 @@ fn usage_errors_exit_2() {
     let out = hurray(&["no-such-command"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A valid descriptor and a valid file of the corpus.
+fn corpus_vector(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus/valid")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hurray-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn decoded(path: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["decode", "--json"];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    let out = hurray(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Encode `text` (written to a scratch file); the exit code, stderr's first line and the bytes.
+fn encode_text(dir: &Path, text: &str) -> (Option<i32>, String, Option<Vec<u8>>) {
+    let input = dir.join("in.json");
+    let output = dir.join("out.bin");
+    let _ = std::fs::remove_file(&output);
+    std::fs::write(&input, text).unwrap();
+    let out = hurray(&[
+        "encode",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+    ]);
+    let first = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    (out.status.code(), first, std::fs::read(&output).ok())
+}
+
+#[test]
+fn encode_refuses_what_its_input_cannot_mean_and_names_the_json_path() {
+    let dir = scratch("encode-strict");
+    let descriptor = corpus_vector("type-float32.bin");
+    let base = decoded(&descriptor, &[]);
+    let with = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut j = base.clone();
+        edit(&mut j);
+        j.to_string()
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            with(&|j| j["colour"] = 1.into()),
+            "error[encode-unknown-key]: colour: ",
+        ),
+        (
+            with(&|j| j["buffers"][0]["colour"] = 1.into()),
+            "error[encode-unknown-key]: buffers[0].colour: ",
+        ),
+        (
+            with(&|j| j["element_type"] = "float33".into()),
+            "error[encode-invalid-value]: element_type: `float33`",
+        ),
+        (
+            with(&|j| j["element_type"] = "int8".into()),
+            "error[encode-contradiction]: element_type: `int8` contradicts type_tag",
+        ),
+        (
+            with(&|j| {
+                j.as_object_mut().unwrap().remove("shape");
+            }),
+            "error[encode-missing-key]: shape: missing",
+        ),
+        (
+            with(&|j| j["buffers"][0]["alignment"] = 1.5.into()),
+            "error[encode-invalid-value]: buffers[0].alignment",
+        ),
+        (
+            with(&|j| j["evolution"] = serde_json::json!({"moved": []})),
+            "error[encode-unknown-key]: evolution.moved",
+        ),
+        (
+            r#"{"kind": "descriptor", "rank": 2, "rank": 3}"#.to_string(),
+            "error[encode-duplicate-key]: rank: ",
+        ),
+        ("{".to_string(), "error[encode-not-json]: "),
+    ];
+    for (text, expected) in cases {
+        let (code, first, bytes) = encode_text(&dir, &text);
+        assert_eq!(code, Some(1), "{text}: {first}");
+        assert!(
+            first.starts_with(expected),
+            "{text}: `{first}` should start `{expected}`"
+        );
+        assert!(bytes.is_none(), "{text}: a refused input wrote bytes");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn encode_computes_the_fields_a_writer_derives_when_they_are_left_out() {
+    let dir = scratch("encode-computed");
+    let descriptor = corpus_vector("type-float32.bin");
+    let mut j = decoded(&descriptor, &[]);
+    for key in [
+        "descriptor_length",
+        "rank",
+        "flags",
+        "version_major",
+        "version_minor",
+        "type_tag",
+        "layout_tag",
+    ] {
+        j.as_object_mut().unwrap().remove(key);
+    }
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(0), "{first}");
+    assert_eq!(bytes.unwrap(), std::fs::read(&descriptor).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_file_encodes_from_data_references_and_from_its_contents_alone() {
+    let dir = scratch("encode-file");
+    let file = corpus_vector("file-basic-kv.hrry");
+    let original = std::fs::read(&file).unwrap();
+    // Data as raw files (`--data-dir`).
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let j = decoded(&file, &["--data-dir", data.to_str().unwrap()]);
+    assert!(j["tensors"][0]["data"][0]["path"].is_string(), "{j}");
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(0), "{first}");
+    assert_eq!(bytes.unwrap(), original);
+    // Without offsets or placement the runtime's writer places every part.
+    let mut j = decoded(&file, &[]);
+    let o = j.as_object_mut().unwrap();
+    o.remove("placement");
+    for t in o["tensors"].as_array_mut().unwrap() {
+        let t = t.as_object_mut().unwrap();
+        for key in [
+            "descriptor_offset",
+            "descriptor_length",
+            "data_offset",
+            "data_length",
+        ] {
+            t.remove(key);
+        }
+    }
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(0), "{first}");
+    assert_eq!(bytes.unwrap(), original);
+    // A missing data reference, and one of the wrong size.
+    let mut j = decoded(&file, &[]);
+    j["tensors"][0].as_object_mut().unwrap().remove("data");
+    let (code, first, _) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1));
+    assert!(
+        first.starts_with("error[encode-missing-key]: tensors[0].data"),
+        "{first}"
+    );
+    let mut j = decoded(&file, &[]);
+    j["tensors"][0]["data"][0] = serde_json::json!({"hex": "00"});
+    let (code, first, _) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1));
+    assert!(
+        first.starts_with("error[encode-data-size]: tensors[0].data[0].hex"),
+        "{first}"
+    );
+    // A placement that contradicts where the parts are.
+    let mut j = decoded(&file, &[]);
+    j["tensors"][0]["data_offset"] = 8192.into();
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1), "{first}");
+    assert!(bytes.is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn resource_limits_refuse_with_limit_exceeded_and_no_rule() {
+    let descriptor = corpus_vector("type-float32.bin");
+    let out = hurray(&[
+        "decode",
+        "--json",
+        "--max-descriptor-length",
+        "20",
+        descriptor.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["code"], "limit-exceeded", "{j}");
+    assert_eq!(j["rule"], serde_json::Value::Null, "{j}");
+    let file = corpus_vector("file-basic-kv.hrry");
+    for (option, value) in [("--max-tensors", "0"), ("--max-kv-length", "8")] {
+        let out = hurray(&["decode", option, value, file.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{option}: {stderr}");
+        assert!(
+            stderr.starts_with("error[limit-exceeded]: "),
+            "{option}: {stderr}"
+        );
+    }
+    // The default refuses nothing legal; a limit that is not a number is a usage error.
+    let out = hurray(&["decode", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = hurray(&["decode", "--max-tensors", "many", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn agreements_are_options_by_space_name_and_only_private_values_are_agreed() {
+    let descriptor = corpus_vector("section-extension-type.bin");
+    let path = descriptor.to_str().unwrap();
+    assert_eq!(hurray(&["decode", path]).status.code(), Some(1));
+    assert_eq!(
+        hurray(&["decode", "--agree", "element_type=0xF5", path])
+            .status
+            .code(),
+        Some(0)
+    );
+    for bad in [
+        "element_type=0x03",
+        "no_such_space=0xF5",
+        "element_type",
+        "element_type=x",
+    ] {
+        let out = hurray(&["decode", "--agree", bad, path]);
+        assert_eq!(out.status.code(), Some(2), "--agree {bad}");
+    }
+}
+
+#[test]
+fn decode_dash_reads_standard_input_and_names_it_in_a_rejection() {
+    use std::io::Write as _;
+    let mut bytes = std::fs::read(corpus_vector("type-float32.bin")).unwrap();
+    let run = |bytes: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hurray"))
+            .args(["decode", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(run(&bytes).status.code(), Some(0));
+    bytes[4] = 9; // version_major
+    let out = run(&bytes);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("in standard input"));
+}

@@ -63,7 +63,7 @@ fn a_reader_that_does_not_know_it_skips_or_rejects_it() {
         bias: 0.0,
     });
     let strict = descriptor::read(&bytes, &ReaderConfig::new()).unwrap_err();
-    assert_eq!(strict.rule().id(), "QNT-2");
+    assert_eq!(strict.id(), "QNT-2");
     let skipped = descriptor::read(&bytes, &ReaderConfig::new().permissive(true)).unwrap();
     assert!(
         !skipped.dereferenceable(),

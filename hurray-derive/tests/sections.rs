@@ -121,14 +121,8 @@ fn surplus_at_a_known_version_and_short_data_are_rejected() {
     let mut out = Vec::new();
     grown().write_at(V11, &mut out);
     out.push(0);
-    assert_eq!(
-        Grown::read(&out, V11, V12).unwrap_err().rule().id(),
-        "LEN-1"
-    );
-    assert_eq!(
-        Grown::read(&out[..5], V1, V12).unwrap_err().rule().id(),
-        "SEC-2"
-    );
+    assert_eq!(Grown::read(&out, V11, V12).unwrap_err().id(), "LEN-1");
+    assert_eq!(Grown::read(&out[..5], V1, V12).unwrap_err().id(), "SEC-2");
 }
 
 #[test]
@@ -137,7 +131,7 @@ fn reserved_fields_must_be_zero() {
     grown().write_at(V1, &mut out);
     out[4] = 1;
     let e = Grown::read(&out, V1, V12).unwrap_err();
-    assert_eq!((e.rule().id(), e.code()), ("SEC-1", "reserved-nonzero"));
+    assert_eq!((e.id(), e.code()), ("SEC-1", "reserved-nonzero"));
 }
 
 #[test]

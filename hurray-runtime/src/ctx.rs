@@ -1,13 +1,16 @@
 //! The reader's configuration and the context every parse carries: the version the reader
 //! acts at on each axis, the data's declared versions, strict or permissive mode, private
-//! values agreed out of band, and the warnings collected on the way. Neither allocates until
-//! there is something to keep (an agreement, a warning): a clean read is allocation-free.
+//! values agreed out of band, the reader's resource limits, and the warnings collected on the
+//! way. Neither allocates until there is something to keep (an agreement, a warning): a clean
+//! read is allocation-free.
 
 use std::fmt;
 
 use crate::error::{Detail, Error};
 use crate::generated::axes::Axis;
 use crate::generated::rules::{Action, Rule};
+pub use crate::limit::Limit;
+pub use crate::tag_space::TagSpaceInfo;
 use crate::version::Version;
 use crate::wire::{FlagSet, TagClass, TagSpace, TagValue};
 
@@ -22,6 +25,7 @@ pub struct ReaderConfig {
     agreed: Vec<(&'static str, u32)>,
     agreed_extension_layouts: Vec<u64>,
     network: bool,
+    limits: [u64; Limit::ALL.len()],
 }
 
 /// A reader configuration the spec does not allow.
@@ -51,6 +55,7 @@ impl ReaderConfig {
             agreed: Vec::new(),
             agreed_extension_layouts: Vec::new(),
             network: false,
+            limits: Limit::ALL.map(Limit::format_maximum),
         }
     }
 
@@ -129,6 +134,46 @@ impl ReaderConfig {
         self
     }
 
+    /// Agree on a private value of the tag space named `space` (its name in the spec,
+    /// `element_type`), for callers that name a space at run time, such as a command line:
+    /// the name is looked up in the generated list of every tag space, and `raw` must lie in
+    /// one of the space's private ranges (an allocated, reserved or invalid value is never
+    /// agreed on).
+    ///
+    /// ```
+    /// use hurray_runtime::ReaderConfig;
+    /// use hurray_runtime::tags::ElementType;
+    /// use hurray_runtime::TagSpace;
+    ///
+    /// let c = ReaderConfig::new().agree_named(ElementType::NAME, 0xF3)?;
+    /// assert!(c.is_agreed(ElementType::NAME, 0xF3));
+    /// assert!(ReaderConfig::new().agree_named(ElementType::NAME, 0x03).is_err());
+    /// assert!(ReaderConfig::new().agree_named("no_such_space", 0xF3).is_err());
+    /// # Ok::<(), hurray_runtime::ctx::ConfigError>(())
+    /// ```
+    pub fn agree_named(mut self, space: &str, raw: u32) -> Result<ReaderConfig, ConfigError> {
+        let found = crate::generated::tags::SPACES
+            .iter()
+            .find(|s| s.name() == space)
+            .ok_or_else(|| {
+                ConfigError(format!(
+                    "no tag space `{space}` with private values; spaces: {}",
+                    agreeable_spaces()
+                        .map(TagSpaceInfo::name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+        if !found.is_private(raw) {
+            return Err(ConfigError(format!(
+                "{raw:#04x} is not a private {space} value (private: {}); only private values are agreed out of band",
+                found.private_ranges()
+            )));
+        }
+        self.agreed.push((found.name(), raw));
+        Ok(self)
+    }
+
     /// Whether the private value `raw` of the tag space named `space` was agreed out of band.
     pub fn is_agreed(&self, space: &str, raw: u32) -> bool {
         self.agreed.iter().any(|(s, v)| *s == space && *v == raw)
@@ -149,6 +194,42 @@ impl ReaderConfig {
     pub fn is_network(&self) -> bool {
         self.network
     }
+
+    /// Set a resource limit (see [`Limit`]): input beyond it is refused with
+    /// [`Error::limit_exceeded`], a policy of this reader rather than a rule of the format.
+    pub fn limit(mut self, limit: Limit, max: u64) -> ReaderConfig {
+        self.limits[limit as usize] = max;
+        self
+    }
+
+    /// The value of a resource limit (by default [`Limit::format_maximum`], which no
+    /// input can exceed).
+    pub fn limit_of(&self, limit: Limit) -> u64 {
+        self.limits[limit as usize]
+    }
+
+    /// Refuse `value` (found at absolute byte `offset`) when it exceeds `limit`.
+    pub fn check_limit(&self, limit: Limit, value: u64, offset: u64) -> Result<(), Error> {
+        let max = self.limit_of(limit);
+        if value > max {
+            return Err(Error::limit_exceeded(
+                limit,
+                offset,
+                format!(
+                    "{} is {value}, above this reader's limit of {max}",
+                    limit.what()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The spaces that have private values, in the generated order.
+pub fn agreeable_spaces() -> impl Iterator<Item = &'static TagSpaceInfo> {
+    crate::generated::tags::SPACES
+        .iter()
+        .filter(|s| !s.private().is_empty())
 }
 
 /// A finding that does not reject the input.

@@ -1,6 +1,6 @@
 //! Reading one tensor descriptor: the structural parse (generated), then the semantic layer.
 
-use crate::ctx::{Ctx, ReaderConfig, Warning};
+use crate::ctx::{Ctx, Limit, ReaderConfig, Warning};
 use crate::error::Error;
 use crate::generated::rules::Rule;
 use crate::semantic::{self, Facts, data::Buffers};
@@ -48,6 +48,13 @@ pub fn read_prefix<'a>(
     base: u64,
     config: &ReaderConfig,
 ) -> Result<(Checked<'a>, usize), Error> {
+    // A reader's limit on the descriptor's length (a policy, checked before anything is
+    // parsed); a header too short to hold the length is left to the structural parse.
+    let at = crate::structures::FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
+    if let Some(length) = bytes.get(at..at + 4) {
+        let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+        config.check_limit(Limit::DescriptorLength, u64::from(length), base + at as u64)?;
+    }
     let mut ctx = Ctx::new(config);
     let mut r = Reader::new(bytes, base, Rule::Hdr5);
     let view = DescriptorView::parse(&mut r, &mut ctx)?;

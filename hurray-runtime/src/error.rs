@@ -1,16 +1,21 @@
 //! The one error type of every reader and writer: a stable kebab-case code, the byte offset,
-//! and the rule it breaks. As wasmparser's reader errors, an error is one box made on a cold
-//! path: a `Result` is one word wider than its value, and the text is rendered (from
-//! `format_args!` where the caller has one) only when an error is made.
+//! and the rule it breaks (or, for an input a reader refuses by policy, the resource limit it
+//! exceeds). As wasmparser's reader errors, an error is one box made on a cold path: a
+//! `Result` is one word wider than its value, and the text is rendered (from `format_args!`
+//! where the caller has one) only when an error is made.
 
 use std::fmt;
 
 use crate::generated::rules::Rule;
+use crate::limit::Limit;
 
-/// A rejection: which rule, where, and what was found.
+/// The code of every refusal under a reader's resource limit ([`Error::limit`]).
+pub const LIMIT_EXCEEDED: &str = "limit-exceeded";
+
+/// A rejection: which rule (or which limit), where, and what was found.
 ///
-/// Its `Display` is the line `hurray decode` prints: the code, what was found, the rule, and
-/// the byte offset (`error[<code>]: <detail> (rule <id>: <text>) (at byte <offset>)`).
+/// Its `Display` is the line `hurray decode` prints: the code, what was found, the rule (or the
+/// limit), and the byte offset (`error[<code>]: <detail> (rule <id>: <text>) (at byte <offset>)`).
 ///
 /// ```
 /// use hurray_runtime::{ReaderConfig, descriptor};
@@ -26,9 +31,17 @@ pub struct Error(Box<Inner>);
 
 #[derive(Clone, PartialEq, Eq)]
 struct Inner {
-    rule: Rule,
+    cause: Cause,
     offset: u64,
     detail: String,
+}
+
+/// Why the input was refused: it breaks a rule of the format, or it exceeds a limit the
+/// reader was configured with (a policy, not a verdict on the input).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cause {
+    Rule(Rule),
+    Limit(Limit),
 }
 
 /// What was found, as the caller has it: a `String`, a `&str`, or `format_args!(…)` (rendered
@@ -76,7 +89,7 @@ impl Error {
     #[inline(never)]
     pub fn new(rule: Rule, offset: u64, detail: impl Into<String>) -> Error {
         Error(Box::new(Inner {
-            rule,
+            cause: Cause::Rule(rule),
             offset,
             detail: detail.into(),
         }))
@@ -84,20 +97,56 @@ impl Error {
 
     /// [`Error::new`] with the detail as `format_args!(…)`: the caller's hot path only builds
     /// the arguments; the text is rendered here, on the cold path.
+    #[doc(hidden)]
     #[cold]
     #[inline(never)]
     pub fn fmt(rule: Rule, offset: u64, detail: fmt::Arguments<'_>) -> Error {
         Error::new(rule, offset, fmt::format(detail))
     }
 
-    /// The stable kebab-case error code (from the rule's entry in `spec/rules`).
-    pub fn code(&self) -> &'static str {
-        self.0.rule.code()
+    /// A refusal under a resource limit of the reader (not a rule of the format) at
+    /// absolute byte `offset`: its code is [`LIMIT_EXCEEDED`].
+    #[cold]
+    pub fn limit_exceeded(limit: Limit, offset: u64, detail: impl Into<String>) -> Error {
+        Error(Box::new(Inner {
+            cause: Cause::Limit(limit),
+            offset,
+            detail: detail.into(),
+        }))
     }
 
-    /// The rule the input breaks.
-    pub fn rule(&self) -> Rule {
-        self.0.rule
+    /// The stable kebab-case error code (from the rule's entry in `spec/rules`), or
+    /// [`LIMIT_EXCEEDED`] for a refusal under a resource limit.
+    pub fn code(&self) -> &'static str {
+        match self.0.cause {
+            Cause::Rule(r) => r.code(),
+            Cause::Limit(_) => LIMIT_EXCEEDED,
+        }
+    }
+
+    /// The rule the input breaks; `None` for a refusal under a resource limit, which breaks
+    /// no rule ([`Error::limit`]).
+    pub fn rule(&self) -> Option<Rule> {
+        match self.0.cause {
+            Cause::Rule(r) => Some(r),
+            Cause::Limit(_) => None,
+        }
+    }
+
+    /// The resource limit the input exceeds, for a refusal by the reader's policy.
+    pub fn limit(&self) -> Option<Limit> {
+        match self.0.cause {
+            Cause::Rule(_) => None,
+            Cause::Limit(l) => Some(l),
+        }
+    }
+
+    /// The rule's id (`HDR-4`), or the limit's name (`max-descriptor-length`).
+    pub fn id(&self) -> &'static str {
+        match self.0.cause {
+            Cause::Rule(r) => r.id(),
+            Cause::Limit(l) => l.name(),
+        }
     }
 
     /// Absolute byte offset of the offending field in the input.
@@ -119,27 +168,41 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "error[{}]: {} (rule {}: {}) (at byte {})",
-            self.code(),
-            self.0.detail,
-            self.0.rule.id(),
-            self.0.rule.text(),
-            self.0.offset
-        )
+        match self.0.cause {
+            Cause::Rule(r) => write!(
+                f,
+                "error[{}]: {} (rule {}: {}) (at byte {})",
+                self.code(),
+                self.0.detail,
+                r.id(),
+                r.text(),
+                self.0.offset
+            ),
+            Cause::Limit(l) => write!(
+                f,
+                "error[{}]: {} (limit {}: a policy of this reader, not a rule of the format) (at byte {})",
+                self.code(),
+                self.0.detail,
+                l.name(),
+                self.0.offset
+            ),
+        }
     }
 }
 
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.0.cause {
+            Cause::Rule(_) => "rule",
+            Cause::Limit(_) => "limit",
+        };
         write!(
             f,
-            "error[{}] at byte {}: {} (rule {})",
+            "error[{}] at byte {}: {} ({what} {})",
             self.code(),
             self.0.offset,
             self.0.detail,
-            self.0.rule.id()
+            self.id()
         )
     }
 }

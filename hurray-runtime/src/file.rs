@@ -28,7 +28,7 @@ use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 
 use crate::consts;
-use crate::ctx::{Ctx, ReaderConfig, Warning};
+use crate::ctx::{Ctx, Limit, ReaderConfig, Warning};
 use crate::descriptor::{self, Checked};
 use crate::error::Error;
 use crate::generated::flags::FileFlags;
@@ -418,6 +418,8 @@ impl<'a> Sections<'a> {
             }
             None
         } else {
+            ctx.config
+                .check_limit(Limit::KvLength, kl, trailer.kv_length_at())?;
             if ko == 0 || kl == 0 {
                 return Err(Error::new(
                     Rule::F35,
@@ -515,6 +517,7 @@ impl<'a> Sections<'a> {
 fn index_records(bytes: &[u8], at: u64, ctx: &mut Ctx<'_>) -> Result<Vec<Record>, Error> {
     let mut r = Reader::new(bytes, at, Rule::F24);
     let count = r.scalar::<u64>("index_entry_count")?;
+    ctx.config.check_limit(Limit::Tensors, count, at)?;
     if count > r.remaining() as u64 {
         return Err(Error::new(
             Rule::F24,

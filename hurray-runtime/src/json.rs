@@ -17,7 +17,7 @@
 //! ```
 
 use crate::Value;
-use crate::value::hex_encode;
+use crate::value::{ValueError, hex_encode};
 use serde_json::{Map, Value as J, json};
 
 /// What reading did beyond the plain fields.
@@ -196,6 +196,159 @@ pub fn descriptor_json(v: &Value, warnings: &[crate::Warning], dereferenceable: 
         }
     }
     j
+}
+
+/// A decoded file as `hurray decode --json` prints it: the contract's shape, with an
+/// `evolution` object (paths from the top: `tensors[0].descriptor.quantization`) when a
+/// descriptor or a section took a default or skipped bytes.
+pub fn file_json(v: &Value) -> J {
+    let mut evo = Evolution::default();
+    let mut j = to_json(v, "", &mut evo);
+    if let (J::Object(m), Some(e)) = (&mut j, evolution_json(&evo)) {
+        m.insert("evolution".into(), e);
+    }
+    j
+}
+
+/// Read an `evolution` object back, strictly: every key known, every path a string, every
+/// skipped run's `length` its bytes' length. Errors name the JSON path.
+pub fn evolution_from_json_strict(j: &J) -> Result<Evolution, ValueError> {
+    let mut evo = Evolution::default();
+    let Some(e) = j.get("evolution") else {
+        return Ok(evo);
+    };
+    let Some(m) = e.as_object() else {
+        return Err(ValueError::new("evolution", "expected an object"));
+    };
+    for (k, x) in m {
+        let path = format!("evolution.{k}");
+        let items = x
+            .as_array()
+            .ok_or_else(|| ValueError::new(&path, "expected an array"))?;
+        match k.as_str() {
+            "defaulted" => {
+                for (i, d) in items.iter().enumerate() {
+                    let d = d.as_str().ok_or_else(|| {
+                        ValueError::new(&format!("{path}[{i}]"), "expected a path (a string)")
+                    })?;
+                    evo.defaulted.push(d.to_string());
+                }
+            }
+            "skipped" => {
+                for (i, run) in items.iter().enumerate() {
+                    let at = format!("{path}[{i}]");
+                    let field = |name: &str| {
+                        run.get(name)
+                            .ok_or_else(|| ValueError::new(&format!("{at}.{name}"), "missing"))
+                    };
+                    if let Some(o) = run.as_object()
+                        && let Some(k) = o
+                            .keys()
+                            .find(|k| !["at", "length", "bytes"].contains(&k.as_str()))
+                    {
+                        return Err(ValueError::new(&format!("{at}.{k}"), "unknown key"));
+                    }
+                    let place = field("at")?.as_str().ok_or_else(|| {
+                        ValueError::new(&format!("{at}.at"), "expected a path (a string)")
+                    })?;
+                    let bytes = field("bytes")?
+                        .as_str()
+                        .and_then(crate::value::hex_decode)
+                        .ok_or_else(|| {
+                            ValueError::new(&format!("{at}.bytes"), "expected hex bytes")
+                        })?;
+                    if let Some(n) = run.get("length")
+                        && n.as_u64() != Some(bytes.len() as u64)
+                    {
+                        return Err(ValueError::new(
+                            &format!("{at}.length"),
+                            format!("{n} is not the length of `bytes` ({})", bytes.len()),
+                        ));
+                    }
+                    evo.skipped.push((place.to_string(), bytes));
+                }
+            }
+            _ => return Err(ValueError::new(&path, "unknown key")),
+        }
+    }
+    Ok(evo)
+}
+
+/// The first place where `given` says something `canonical` does not: a key `canonical`
+/// lacks, an array of another length, or a different value. `canonical` is what the value
+/// `given` was read into encodes (the contract value of the result), so a difference is a key
+/// the reader of `given` ignored or a value it did not take as given: a name that contradicts
+/// its number, a number that does not fit. A string where `canonical` has a number is a name or
+/// a bit pattern the reading accepted (`"cuda"`, `"f32:7fc00000"`); hex strings compare as
+/// bytes; floats compare equal when they round to the same `f32`. Keys `skip(path, key)`
+/// accepts are not compared (values reading computes, such as warnings). Returns the path
+/// and what differs.
+pub fn first_difference(
+    given: &J,
+    canonical: &J,
+    path: &str,
+    skip: &dyn Fn(&str, &str) -> bool,
+) -> Option<(String, String)> {
+    let at = |key: &str| {
+        if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match (given, canonical) {
+        (J::Object(g), J::Object(c)) => g.iter().find_map(|(k, x)| {
+            if skip(path, k) {
+                return None;
+            }
+            match c.get(k) {
+                None => Some((at(k), "unknown key".to_string())),
+                Some(y) => first_difference(x, y, &at(k), skip),
+            }
+        }),
+        (J::Array(g), J::Array(c)) => {
+            if g.len() != c.len() {
+                return Some((
+                    path.to_string(),
+                    format!("{} item(s), but the value holds {}", g.len(), c.len()),
+                ));
+            }
+            g.iter()
+                .zip(c)
+                .enumerate()
+                .find_map(|(i, (x, y))| first_difference(x, y, &format!("{path}[{i}]"), skip))
+        }
+        (J::String(_), J::Number(_)) => None,
+        (J::String(a), J::String(b)) => {
+            let same = a == b
+                || matches!(
+                    (crate::value::hex_decode(a), crate::value::hex_decode(b)),
+                    (Some(x), Some(y)) if x == y
+                );
+            (!same).then(|| differs(path, given, canonical))
+        }
+        (J::Number(a), J::Number(b)) => {
+            let same = match (a.as_i128(), b.as_i128()) {
+                (Some(x), Some(y)) => x == y,
+                _ => match (a.as_f64(), b.as_f64()) {
+                    (Some(x), Some(y)) => x == y || (x as f32) == (y as f32),
+                    _ => false,
+                },
+            };
+            (!same).then(|| differs(path, given, canonical))
+        }
+        (g, c) if g == c => None,
+        _ => Some(differs(path, given, canonical)),
+    }
+}
+
+fn differs(path: &str, given: &J, canonical: &J) -> (String, String) {
+    (
+        path.to_string(),
+        format!(
+            "{given} is not what the value encodes: {canonical} (a name that contradicts its number, or a value out of its field's range)"
+        ),
+    )
 }
 
 /// Warnings as a JSON array of `{code, rule, offset, message}`.

@@ -144,9 +144,11 @@ pub mod error;
 pub mod file;
 #[cfg(feature = "json")]
 pub mod json;
+pub mod limit;
 pub mod section;
 pub mod semantic;
 pub mod sequential;
+pub mod tag_space;
 pub mod value;
 pub mod version;
 pub mod wire;

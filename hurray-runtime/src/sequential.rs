@@ -44,7 +44,7 @@
 use std::fmt;
 use std::io::Read;
 
-use crate::ctx::{Ctx, ReaderConfig, Warning};
+use crate::ctx::{Ctx, Limit, ReaderConfig, Warning};
 use crate::descriptor;
 use crate::error::Error;
 use crate::file::{
@@ -403,6 +403,10 @@ impl<R: Read> SequentialReader<R> {
         let d = self.input.pos;
         let at = FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
         let dl = crate::wire::read::<u32>(self.input.peek(fixed), at);
+        // The reader's configured limit first (a policy, named), then this reader's own
+        // memory bound.
+        self.config
+            .check_limit(Limit::DescriptorLength, u64::from(dl), d + at as u64)?;
         if dl > self.limits.max_descriptor_length {
             return Err(SequentialError::Limit(format!(
                 "the descriptor of tensor #{position} at byte {d} is {dl} bytes; the limit is {}",

@@ -103,9 +103,14 @@ pub mod de {
     /// The field `key` of an object (absent fields are errors).
     pub fn field<'v>(v: &'v Value, path: &str, key: &str) -> Result<&'v Value, ValueError> {
         match v {
-            Value::Object(_) => v
-                .get(key)
-                .ok_or_else(|| ValueError::new(&format!("{path}.{key}"), "missing")),
+            Value::Object(_) => v.get(key).ok_or_else(|| {
+                let at = if path.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{path}.{key}")
+                };
+                ValueError::new(&at, "missing")
+            }),
             _ => Err(ValueError::new(path, "expected an object")),
         }
     }

@@ -489,6 +489,12 @@ impl AtomicFile {
         &self.path
     }
 
+    /// The temporary file's path, where the bytes are until [`Self::commit`]: a caller can
+    /// read what it wrote back (after a flush) before deciding to put it in place.
+    pub fn temporary_path(&self) -> &Path {
+        self.out.get_ref().path()
+    }
+
     /// Flush, sync, rename into place, and sync the directory so the rename is durable.
     pub fn commit(self) -> std::io::Result<()> {
         let temp = self.out.into_inner().map_err(|e| e.into_error())?;

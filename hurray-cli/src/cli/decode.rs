@@ -1,4 +1,4 @@
-//! `hurray decode` and `hurray encode`.
+//! `hurray decode`: a descriptor or a file (by its magic), from a path or standard input.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -6,56 +6,70 @@ use std::process::ExitCode;
 use hurray_runtime::ReaderConfig;
 use hurray_runtime::contract;
 use hurray_runtime::descriptor;
-use serde_json::Value as J;
 
-use hurray_runtime::json::{descriptor_json, evolution_from_json, from_json};
+use hurray_runtime::json::descriptor_json;
 
-use super::exit::{rejected, usage_error};
+use super::exit::{Report, usage_error};
 
-pub fn config(permissive: bool, readers: &[String]) -> Result<ReaderConfig, String> {
-    let mut c = ReaderConfig::new().permissive(permissive);
-    for r in readers {
-        c = c.with_version_str(r).map_err(|e| e.to_string())?;
-    }
-    Ok(c)
+/// The first bytes of a file container, which tell it from a descriptor (the spec states the
+/// magic in its field's description only; the runtime's readers check it).
+pub const FILE_MAGIC: &[u8; 8] = b"HRRYFILE";
+
+/// What `decode` reads its input as (`--as`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    Descriptor,
+    File,
 }
 
-pub fn run(path: &Path, json_out: bool, permissive: bool, readers: &[String]) -> ExitCode {
-    let cfg = match config(permissive, readers) {
-        Ok(c) => c,
-        Err(e) => return usage_error(e),
-    };
+/// Whether the input's first bytes are a file's magic.
+fn starts_like_a_file(path: &Path) -> std::io::Result<bool> {
+    use std::io::Read as _;
+    let mut magic = Vec::with_capacity(FILE_MAGIC.len());
+    std::fs::File::open(path)?
+        .take(FILE_MAGIC.len() as u64)
+        .read_to_end(&mut magic)?;
+    Ok(magic == *FILE_MAGIC)
+}
+
+/// Decode `path` as `kind`, or by its magic (`HRRYFILE`) or its extension (`.hrry`, so a file
+/// with a damaged magic is reported as a file).
+pub fn run(
+    path: &Path,
+    kind: Option<Kind>,
+    json: bool,
+    data_dir: Option<&Path>,
+    cfg: &ReaderConfig,
+) -> ExitCode {
+    let report = Report { input: path, json };
     if path.as_os_str() == "-" {
-        return stdin(json_out, &cfg);
+        return stdin(report, cfg);
     }
-    let mut magic = [0u8; 8];
-    let is_file = match std::fs::File::open(path).and_then(|mut f| {
-        use std::io::Read as _;
-        let mut n = 0;
-        while n < magic.len() {
-            match f.read(&mut magic[n..])? {
-                0 => break,
-                k => n += k,
+    let is_file = match kind {
+        Some(k) => k == Kind::File,
+        None => match starts_like_a_file(path) {
+            Ok(by_magic) => {
+                by_magic
+                    || path
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("hrry"))
             }
-        }
-        Ok(magic[..n] == *b"HRRYFILE")
-    }) {
-        Ok(is_file) => is_file,
-        Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+            Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
+        },
     };
     if is_file {
-        return super::file::run(path, json_out, &cfg);
+        return super::file::run(path, report, data_dir, cfg);
     }
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
     };
-    descriptor(&bytes, json_out, &cfg)
+    descriptor(&bytes, report, cfg)
 }
 
 /// `decode -`: a file on standard input is read by the sequential reader (memory bounded by
 /// its largest descriptor and a chunk, whatever its size); a descriptor is read whole.
-fn stdin(json_out: bool, cfg: &ReaderConfig) -> ExitCode {
+fn stdin(report: Report<'_>, cfg: &ReaderConfig) -> ExitCode {
     use std::io::Read as _;
     let mut input = std::io::stdin().lock();
     let mut magic = Vec::with_capacity(8);
@@ -63,22 +77,22 @@ fn stdin(json_out: bool, cfg: &ReaderConfig) -> ExitCode {
         return usage_error(format!("cannot read standard input: {e}"));
     }
     let input = std::io::Cursor::new(magic.clone()).chain(input);
-    if magic == *b"HRRYFILE" {
-        return super::file::run_sequential(input, json_out, cfg);
+    if magic == *FILE_MAGIC {
+        return super::file::run_sequential(input, report, cfg);
     }
     let mut bytes = Vec::new();
     if let Err(e) = { input }.read_to_end(&mut bytes) {
         return usage_error(format!("cannot read standard input: {e}"));
     }
-    descriptor(&bytes, json_out, cfg)
+    descriptor(&bytes, report, cfg)
 }
 
-fn descriptor(bytes: &[u8], json_out: bool, cfg: &ReaderConfig) -> ExitCode {
+fn descriptor(bytes: &[u8], report: Report<'_>, cfg: &ReaderConfig) -> ExitCode {
     match descriptor::read(bytes, cfg) {
         Ok(d) => {
             let owned = d.view().owned();
             let value = contract::descriptor_value(&owned);
-            if json_out {
+            if report.json {
                 let j = descriptor_json(&value, d.warnings(), d.dereferenceable());
                 outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
             } else {
@@ -95,44 +109,6 @@ fn descriptor(bytes: &[u8], json_out: bool, cfg: &ReaderConfig) -> ExitCode {
             }
             ExitCode::SUCCESS
         }
-        Err(e) => rejected(&e),
+        Err(e) => report.rejected(&e),
     }
-}
-
-pub fn encode(input: &Path, output: &Path, unchecked: bool) -> ExitCode {
-    let text = match std::fs::read_to_string(input) {
-        Ok(t) => t,
-        Err(e) => return usage_error(format!("cannot read {}: {e}", input.display())),
-    };
-    let j: J = match serde_json::from_str(&text) {
-        Ok(j) => j,
-        Err(e) => return usage_error(format!("{}: not JSON: {e}", input.display())),
-    };
-    match j.get("kind").and_then(J::as_str) {
-        Some("descriptor") | None => {}
-        Some(other) => {
-            return usage_error(format!(
-                "cannot encode a `{other}`: encode takes the JSON `decode --json` prints for a descriptor"
-            ));
-        }
-    }
-    let evo = evolution_from_json(&j);
-    let value = from_json(&j, "", &evo);
-    let d = match contract::descriptor_from_value(&value) {
-        Ok(d) => d,
-        Err(e) => return usage_error(format!("{}: {e}", input.display())),
-    };
-    let bytes = d.to_bytes();
-    if !unchecked {
-        // Never write what a reader rejects: read the result back (permissively, so data
-        // decoded permissively round-trips too).
-        let cfg = ReaderConfig::new().permissive(true);
-        if let Err(e) = descriptor::read(&bytes, &cfg) {
-            return rejected(&e);
-        }
-    }
-    if let Err(e) = hurray_runtime::writer::write_atomically(output, &bytes) {
-        return usage_error(format!("cannot write {}: {e}", output.display()));
-    }
-    ExitCode::SUCCESS
 }

@@ -1,15 +1,70 @@
-//! How a command ends: the exit codes of the CLI contract (1 rejected, 2 usage or I/O), with
-//! the message each prints on stderr.
+//! How a command ends: the exit codes of the CLI contract (0 accepted, 1 rejected, 2 usage or
+//! I/O), the lines each prints on stderr, and the JSON error object `--json` adds on stdout.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use hurray_runtime::Error;
+use serde_json::json;
 
-/// Print a rejection as the CLI contract says and return exit code 1.
-pub fn rejected(e: &Error) -> ExitCode {
-    // The error's Display is the contract's line: `error[<code>]: <message> (at byte <offset>)`.
-    eprintln!("{e}");
-    ExitCode::from(1)
+/// Where a rejection is reported: the input's name, and whether stdout carries JSON.
+#[derive(Clone, Copy)]
+pub struct Report<'a> {
+    /// The input as the user named it (`-` for standard input).
+    pub input: &'a Path,
+    /// `--json`: a rejection is also printed as a JSON object on stdout.
+    pub json: bool,
+}
+
+impl Report<'_> {
+    /// The input's name for messages.
+    fn name(&self) -> String {
+        if self.input.as_os_str() == "-" {
+            "standard input".to_string()
+        } else {
+            self.input.display().to_string()
+        }
+    }
+
+    /// Print a rejection of the data and return exit code 1: on stderr the line
+    /// `error[<code>]: <message> (at byte <offset>)` and a second line naming the input; with
+    /// `--json`, on stdout the object `{"kind": "error", "code", "rule", "offset", "message",
+    /// "detail", "input"}` (`rule` is null for a refusal under a resource limit, which is a
+    /// policy of the reader, not a rule of the format).
+    pub fn rejected(&self, e: &Error) -> ExitCode {
+        // The error's Display is the contract's line: `error[<code>]: <message> (at byte <offset>)`.
+        eprintln!("{e}");
+        eprintln!("  in {}", self.name());
+        if self.json {
+            let object = json!({
+                "kind": "error",
+                "code": e.code(),
+                "rule": e.rule().map(|r| r.id()),
+                "offset": e.offset(),
+                "message": e.to_string(),
+                "detail": e.detail(),
+                "input": self.name(),
+            });
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&object).unwrap_or_default()
+            );
+        }
+        ExitCode::from(1)
+    }
+
+    /// Print a refusal of `encode`'s JSON input (a key unknown, missing or repeated, a value
+    /// that contradicts another or does not fit) and return exit code 1: the line
+    /// `error[<code>]: <json path>: <message>` and a line naming the input.
+    pub fn refused(&self, code: &str, path: &str, message: impl std::fmt::Display) -> ExitCode {
+        if path.is_empty() {
+            eprintln!("error[{code}]: {message}");
+        } else {
+            eprintln!("error[{code}]: {path}: {message}");
+        }
+        eprintln!("  in {}", self.name());
+        ExitCode::from(1)
+    }
 }
 
 /// Print a usage or I/O error and return exit code 2.

@@ -9,29 +9,76 @@ use hurray_runtime::file::{FileView, MappedFile};
 use hurray_runtime::sequential::{SequentialError, SequentialReader, SequentialTensor};
 use hurray_runtime::{ReaderConfig, Value, contract};
 
-use super::exit::{rejected, usage_error};
-use hurray_runtime::json::{Evolution, to_json};
+use super::exit::{Report, usage_error};
+use hurray_runtime::json::file_json;
 
-pub fn run(path: &Path, json: bool, cfg: &ReaderConfig) -> ExitCode {
+pub fn run(
+    path: &Path,
+    report: Report<'_>,
+    data_dir: Option<&Path>,
+    cfg: &ReaderConfig,
+) -> ExitCode {
     let map = match MappedFile::open(path) {
         Ok(m) => m,
         Err(e) => return usage_error(format!("cannot read {}: {e}", path.display())),
     };
     let f = match map.read(cfg) {
         Ok(f) => f,
-        Err(e) => return rejected(&e),
+        Err(e) => return report.rejected(&e),
     };
-    match show(&f, json) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => rejected(&e),
+    if report.json {
+        return match json_with_data(&f, data_dir) {
+            Ok(Ok(j)) => {
+                outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+                ExitCode::SUCCESS
+            }
+            Ok(Err(e)) => usage_error(format!("cannot write a data file: {e}")),
+            Err(e) => report.rejected(&e),
+        };
     }
+    match show(&f) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => report.rejected(&e),
+    }
+}
+
+/// The JSON contract of a file that was read whole ([`MappedFile::read`]) with each tensor's
+/// `data`: one reference per buffer ([`super::data`]), so `encode` can write the file back
+/// byte for byte. The outer error is a rejection, the inner one an I/O error writing a data
+/// file.
+pub fn json_with_data(
+    f: &FileView<'_>,
+    data_dir: Option<&Path>,
+) -> Result<std::io::Result<serde_json::Value>, hurray_runtime::Error> {
+    let mut j = file_json(&contract::file_value(f)?);
+    let Some(serde_json::Value::Array(tensors)) = j.get_mut("tensors") else {
+        return Ok(Ok(j));
+    };
+    for (i, (t, tj)) in f.tensors().zip(tensors.iter_mut()).enumerate() {
+        let t = t?;
+        let mut refs = Vec::new();
+        for (b, (_, bytes)) in t.buffers().into_iter().enumerate() {
+            match super::data::reference(bytes, data_dir, i, b) {
+                Ok(r) => refs.push(r),
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        if let serde_json::Value::Object(m) = tj {
+            m.insert("data".into(), serde_json::Value::Array(refs));
+        }
+    }
+    Ok(Ok(j))
 }
 
 /// `decode -` of a file: the sequential reader, data discarded as it passes. The tensors'
 /// descriptors are kept until the index names them at the end of the input.
-pub fn run_sequential(input: impl std::io::Read, json: bool, cfg: &ReaderConfig) -> ExitCode {
+pub fn run_sequential(
+    input: impl std::io::Read,
+    report: Report<'_>,
+    cfg: &ReaderConfig,
+) -> ExitCode {
     let failed = |e: SequentialError| match e {
-        SequentialError::Invalid(e) => rejected(&e),
+        SequentialError::Invalid(e) => report.rejected(&e),
         other => usage_error(format!("standard input: {other}")),
     };
     let mut r = match SequentialReader::new(input, cfg) {
@@ -50,15 +97,16 @@ pub fn run_sequential(input: impl std::io::Read, json: bool, cfg: &ReaderConfig)
         Ok(f) => f,
         Err(e) => return failed(e),
     };
-    if json {
+    if report.json {
         return match contract::sequential_file_value(&f, &tensors) {
             Ok(v) => {
-                let mut evo = Evolution::default();
-                let j = to_json(&v, "", &mut evo);
-                outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&file_json(&v)).unwrap_or_default()
+                );
                 ExitCode::SUCCESS
             }
-            Err(e) => rejected(&e),
+            Err(e) => report.rejected(&e),
         };
     }
     let h = f.header();
@@ -89,7 +137,7 @@ pub fn run_sequential(input: impl std::io::Read, json: bool, cfg: &ReaderConfig)
     match f.kv() {
         Ok(Some(kv)) => show_kv(&kv),
         Ok(None) => {}
-        Err(e) => return rejected(&e),
+        Err(e) => return report.rejected(&e),
     }
     for c in f.composites() {
         composite(f.name(c.head), c);
@@ -129,14 +177,7 @@ fn composite(head: &str, c: &hurray_runtime::file::Composite) {
     );
 }
 
-fn show(f: &FileView<'_>, json: bool) -> Result<(), hurray_runtime::Error> {
-    if json {
-        let v = contract::file_value(f)?;
-        let mut evo = Evolution::default();
-        let j = to_json(&v, "", &mut evo);
-        outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
-        return Ok(());
-    }
+fn show(f: &FileView<'_>) -> Result<(), hurray_runtime::Error> {
     let h = f.header();
     outln!(
         "file {}.{}, {} bytes, {} tensor(s), data alignment {}, flags {:#x}",

@@ -1,14 +1,18 @@
-//! Argument parsing and dispatch of `hurray`. Exit codes: 0 accepted, 1 the data was
-//! rejected, 2 usage or I/O errors.
+//! Argument parsing and dispatch of `hurray`. Exit codes: 0 accepted, 1 the data (or
+//! `encode`'s JSON) was rejected, 2 usage or I/O errors.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod data;
 mod decode;
+mod encode;
 mod exit;
 mod file;
+mod reader;
+mod strict_json;
 mod summary;
 
 #[derive(Debug, Parser)]
@@ -27,21 +31,25 @@ struct Cli {
 enum Command {
     /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
     Decode {
-        /// Print the JSON contract instead of a summary.
+        /// Print the JSON contract instead of a summary (a rejection: a JSON error object).
         #[arg(long)]
         json: bool,
-        /// Accept unknown type tags, schemes and private values where the spec allows, marking
-        /// the data not dereferenceable (RES-8, RES-9).
-        #[arg(long)]
-        permissive: bool,
-        /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
-        #[arg(long = "reader", value_name = "AXIS=VERSION")]
-        readers: Vec<String>,
+        /// With `--json` on a file: write each data buffer to a raw file in DIR and refer to
+        /// it by path, instead of inline base64.
+        #[arg(long, value_name = "DIR", requires = "json")]
+        data_dir: Option<PathBuf>,
+        /// Read the input as this, whatever its first bytes (by default: a file when it
+        /// starts with `HRRYFILE` or is named `*.hrry`, else a descriptor).
+        #[arg(long = "as", value_enum, value_name = "KIND")]
+        kind: Option<decode::Kind>,
+        #[command(flatten)]
+        reader: reader::ReaderArgs,
         /// The file to decode; `-` reads standard input (a file there is read sequentially,
         /// in memory bounded by its largest descriptor and a chunk).
         file: PathBuf,
     },
-    /// Encode the JSON `decode --json` prints for a descriptor back to bytes, byte for byte.
+    /// Encode the JSON `decode --json` prints (a descriptor, or a file with its data) back to
+    /// bytes, byte for byte.
     Encode {
         json_file: PathBuf,
         #[arg(short = 'o', long = "output")]
@@ -49,6 +57,8 @@ enum Command {
         /// Write the bytes even if a reader would reject them (for crafting test vectors).
         #[arg(long)]
         unchecked: bool,
+        #[command(flatten)]
+        reader: reader::ReaderArgs,
     },
 }
 
@@ -64,14 +74,22 @@ pub fn run() -> ExitCode {
     match cli.command {
         Command::Decode {
             json,
-            permissive,
-            readers,
+            data_dir,
+            kind,
+            reader,
             file,
-        } => decode::run(&file, json, permissive, &readers),
+        } => match reader::config(&reader) {
+            Ok(cfg) => decode::run(&file, kind, json, data_dir.as_deref(), &cfg),
+            Err(e) => exit::usage_error(e),
+        },
         Command::Encode {
             json_file,
             output,
             unchecked,
-        } => decode::encode(&json_file, &output, unchecked),
+            reader,
+        } => match reader::config(&reader) {
+            Ok(cfg) => encode::run(&json_file, &output, unchecked, &cfg),
+            Err(e) => exit::usage_error(e),
+        },
     }
 }

@@ -45,7 +45,9 @@ pub(crate) fn starts_descriptor(bytes: &[u8], config: &ReaderConfig) -> bool {
     head[..n].copy_from_slice(&bytes[..n]);
     let mut ctx = Ctx::new(config);
     match FixedHeaderView::parse(&mut Reader::new(&head, 0, Rule::Hdr5), &mut ctx) {
-        Err(e) => !(e.rule() == Rule::Hdr1 && e.offset() == FixedHeaderView::OFFSET_MAGIC as u64),
+        Err(e) => {
+            !(e.rule() == Some(Rule::Hdr1) && e.offset() == FixedHeaderView::OFFSET_MAGIC as u64)
+        }
         Ok(_) => true,
     }
 }

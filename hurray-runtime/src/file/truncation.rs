@@ -194,7 +194,7 @@ fn kv_then_index(bytes: Bytes<'_>, at: u64, config: &ReaderConfig) -> Option<Str
     let mut ctx = Ctx::new(config);
     // A read past the end of the bytes breaks F38 and nothing else: that is the cut.
     let mut r = Reader::new(bytes.from(at), at, Rule::F38);
-    let cut = |e: &Error| e.rule() == Rule::F38;
+    let cut = |e: &Error| e.rule() == Some(Rule::F38);
     let count = match r.scalar::<u32>("kv_count") {
         Ok(c) => c,
         Err(_) => return Some(format!("inside the KV section at byte {at}")),
@@ -231,7 +231,7 @@ fn index_then_trailer(bytes: Bytes<'_>, at: u64, config: &ReaderConfig) -> Optio
     for i in 0..count {
         match IndexEntryView::parse(&mut r, &mut ctx) {
             Ok(_) => {}
-            Err(e) if e.rule() == Rule::F38 => {
+            Err(e) if e.rule() == Some(Rule::F38) => {
                 return Some(format!(
                     "inside entry {i} of the index section at byte {at} ({count} entries)"
                 ));

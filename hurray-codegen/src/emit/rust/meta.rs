@@ -368,6 +368,14 @@ pub fn tags(spec: &Spec) -> TokenStream {
             }
         });
     }
+    let types: Vec<_> = (0..spec.spaces.len())
+        .map(|i| space_type(spec, SpaceId(i as u32)))
+        .collect();
+    out.extend(quote! {
+        /// Every tag space of the spec, for callers that name a space at run time (an
+        /// out-of-band agreement given on a command line: `ReaderConfig::agree_named`).
+        pub const SPACES: &[crate::tag_space::TagSpaceInfo] = &[#(crate::tag_space::TagSpaceInfo::of::<#types>()),*];
+    });
     out
 }
 

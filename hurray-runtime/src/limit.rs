@@ -1,0 +1,57 @@
+//! A reader's resource limits: policies of the reader that runs, not rules of the format
+//! (re-exported as `ctx::Limit`; a module of its own so that `error` does not depend on `ctx`).
+
+/// A resource limit of a reader. A limit is a policy of the reader that runs (a service
+/// refusing inputs larger than it wants to hold), not a rule of the format: an input refused
+/// under a limit may be perfectly valid. Every limit defaults to the largest value the format
+/// can express ([`Limit::format_maximum`]), so a default reader never refuses a legal input;
+/// a refusal is an [`Error`](crate::Error) whose code is `limit-exceeded` and whose [`Error::limit`](crate::Error::limit) names
+/// the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Limit {
+    /// The largest `descriptor_length` read, in bytes.
+    DescriptorLength = 0,
+    /// The most tensors a file's index may list (`index_entry_count`).
+    Tensors = 1,
+    /// The largest KV section (`kv_length`), in bytes.
+    KvLength = 2,
+}
+
+impl Limit {
+    /// Every limit.
+    pub const ALL: [Limit; 3] = [Limit::DescriptorLength, Limit::Tensors, Limit::KvLength];
+
+    /// The limit's name: the `hurray` option that sets it, without its dashes
+    /// (`max-descriptor-length`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::DescriptorLength => "max-descriptor-length",
+            Limit::Tensors => "max-tensors",
+            Limit::KvLength => "max-kv-length",
+        }
+    }
+
+    /// What the limit bounds, as a sentence's subject.
+    pub fn what(self) -> &'static str {
+        match self {
+            Limit::DescriptorLength => "the descriptor's length in bytes",
+            Limit::Tensors => "the number of tensors in the index",
+            Limit::KvLength => "the KV section's length in bytes",
+        }
+    }
+
+    /// The largest value the format can express for the limited quantity (the width of the
+    /// field that holds it): the default, which never refuses a legal input.
+    pub fn format_maximum(self) -> u64 {
+        match self {
+            Limit::DescriptorLength | Limit::KvLength => u64::from(u32::MAX),
+            Limit::Tensors => u64::MAX,
+        }
+    }
+
+    /// The limit named `name` ([`Limit::name`]).
+    pub fn from_name(name: &str) -> Option<Limit> {
+        Limit::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
