@@ -589,7 +589,8 @@ pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
 /// agreement rejects, BH-12, BH-15) passes the agreed reader configuration.
 pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>, WriteError> {
     d.sync_presence_flags();
-    d.fixed_header.rank = d.shape.len() as u32;
+    d.fixed_header.rank = u32::try_from(d.shape.len())
+        .map_err(|_| invalid(Rule::Shp1, "a descriptor's rank is at most 64"))?;
     d.fixed_header.magic = b"HRRY".to_vec();
     for (axis, v) in required_versions(&d) {
         // W4: what the declared version defines is written whole.
@@ -707,6 +708,8 @@ fn w3(d: &Descriptor) -> Result<(), WriteError> {
 pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor {
     use crate::structures::{BufferHandle, BufferTable, FixedHeader, LayoutVariant};
     use crate::wire::TagValue;
+    // A dynamic dimension holds no data yet (an empty buffer). A count or byte size too large
+    // to compute saturates to a buffer size `finalize` refuses under the rule it breaks.
     let n = crate::semantic::elements::element_count(shape.iter().copied()).unwrap_or(0);
     let size = crate::semantic::elements::ElementSize::of(element).bytes_for(n);
     Descriptor::new(
@@ -718,7 +721,7 @@ pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor
             crate::flags::DescriptorFlags(0),
             TagValue::new(element),
             TagValue::new(crate::tags::Layout::RowMajor),
-            shape.len() as u32,
+            u32::try_from(shape.len()).unwrap_or(u32::MAX),
         ),
         shape.to_vec(),
         0,
