@@ -203,7 +203,12 @@ fn ext_5_the_writer_refuses_a_signed_float_extension_type_or_two_sign_bits() {
 fn ext_6_the_writer_refuses_an_integer_extension_type_with_float_fields() {
     let base = tensor(PACKED_4_BIT);
     writer::finalize_with(base.descriptor.clone(), &agreed_246()).expect("the base is valid");
-    for field in ["sign_bits", "exponent_bits", "mantissa_bits", "exponent_bias"] {
+    for field in [
+        "sign_bits",
+        "exponent_bits",
+        "mantissa_bits",
+        "exponent_bias",
+    ] {
         let mut d = base.descriptor.clone();
         let e = d.extension_type.as_mut().expect("an extension type");
         match field {
@@ -233,7 +238,11 @@ fn paged_per_channel(axis: u32) -> hurray_runtime::structures::Descriptor {
 #[test]
 fn bp_15_the_writer_refuses_per_channel_quantization_of_a_paged_tensors_axis_0() {
     writer::finalize(paged_per_channel(2)).expect("axis 2 (head_dim) is allowed");
-    refused_under(paged_per_channel(0), &ReaderConfig::new().permissive(true), Rule::Bp15);
+    refused_under(
+        paged_per_channel(0),
+        &ReaderConfig::new().permissive(true),
+        Rule::Bp15,
+    );
 }
 
 #[test]
@@ -255,7 +264,10 @@ fn bp_18_the_writer_refuses_a_u32_block_table_for_more_pages_than_u32_holds() {
     refused_under(paged(BlockTableIndexType::U32), &config, Rule::Bp18);
     if let Err(e) = writer::finalize_with(paged(BlockTableIndexType::U64), &config) {
         assert_ne!(e.to_string(), "", "{e}");
-        assert!(!e.to_string().contains("BP-18"), "a u64 block table is what BP-18 asks: {e}");
+        assert!(
+            !e.to_string().contains("BP-18"),
+            "a u64 block table is what BP-18 asks: {e}"
+        );
     }
 }
 

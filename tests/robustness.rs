@@ -160,7 +160,11 @@ fn kv_count_beyond_its_entries() -> Vec<u8> {
     bytes[at..at + 4].copy_from_slice(&16_384u32.to_le_bytes());
     let rejected =
         file::read(&bytes, &ReaderConfig::new()).expect_err("16,383 entries are missing");
-    assert_eq!(rejected.rule(), hurray_runtime::rules::Rule::F19, "{rejected}");
+    assert_eq!(
+        rejected.rule(),
+        hurray_runtime::rules::Rule::F19,
+        "{rejected}"
+    );
     bytes
 }
 

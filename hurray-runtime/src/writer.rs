@@ -759,8 +759,16 @@ fn ext_5_and_6(v: &DescriptorView<'_>) -> Result<(), WriteError> {
     } else {
         let float_fields = [
             ("sign_bits", u32::from(e.sign_bits()), e.sign_bits_at()),
-            ("exponent_bits", u32::from(e.exponent_bits()), e.exponent_bits_at()),
-            ("mantissa_bits", u32::from(e.mantissa_bits()), e.mantissa_bits_at()),
+            (
+                "exponent_bits",
+                u32::from(e.exponent_bits()),
+                e.exponent_bits_at(),
+            ),
+            (
+                "mantissa_bits",
+                u32::from(e.mantissa_bits()),
+                e.mantissa_bits_at(),
+            ),
             ("exponent_bias", e.exponent_bias(), e.exponent_bias_at()),
         ];
         if let Some((field, value, at)) = float_fields.iter().find(|(_, value, _)| *value != 0) {

@@ -99,7 +99,13 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 .iter()
                 .map(|tag| {
                     let tag = tag.get_ref();
-                    identifier(tag.name.get_ref(), Case::Lower, span(*file, &tag.name), "tag", diags);
+                    identifier(
+                        tag.name.get_ref(),
+                        Case::Lower,
+                        span(*file, &tag.name),
+                        "tag",
+                        diags,
+                    );
                     let value = (*tag.value.get_ref()).clamp(0, i64::from(u32::MAX)) as u32;
                     (tag.name.get_ref().clone(), value)
                 })
@@ -127,7 +133,13 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                     .iter()
                     .map(|b| {
                         let b = b.get_ref();
-                        identifier(b.name.get_ref(), Case::Upper, span(*file, &b.name), "flag bit", diags);
+                        identifier(
+                            b.name.get_ref(),
+                            Case::Upper,
+                            span(*file, &b.name),
+                            "flag bit",
+                            diags,
+                        );
                         let bit = (*b.bit.get_ref()).clamp(0, 63) as u32;
                         (b.name.get_ref().clone(), bit)
                     })

@@ -347,7 +347,9 @@ mod tests {
             let i = rng.below(v.len() as u64) as usize;
             let k = rng.below(rank as u64) as usize;
             if rng.below(2) == 0 {
-                v[i].0[k] = v[i].0[k].saturating_sub(1).max(if v[i].0[k] == 0 { 1 } else { 0 });
+                v[i].0[k] = v[i].0[k]
+                    .saturating_sub(1)
+                    .max(if v[i].0[k] == 0 { 1 } else { 0 });
             } else {
                 v.remove(i);
             }

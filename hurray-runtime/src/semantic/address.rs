@@ -490,19 +490,33 @@ mod tests {
             let mut plans: Vec<Plan> = vec![(
                 vec![ts0],
                 vec![Some(step(next(13)))],
-                if nested { Vec::new() } else { vec![Some(step(next(13)))] },
+                if nested {
+                    Vec::new()
+                } else {
+                    vec![Some(step(next(13)))]
+                },
             )];
             if nested {
                 let ts1 = 1 + next(ts0);
-                plans.push((vec![ts1], vec![Some(step(next(13)))], vec![Some(step(next(13)))]));
+                plans.push((
+                    vec![ts1],
+                    vec![Some(step(next(13)))],
+                    vec![Some(step(next(13)))],
+                ));
             }
             let n = 1 + next(20);
-            let offsets: Vec<i128> = (0..n).map(|i| tiled_offset(&plans, 0, i).unwrap()).collect();
+            let offsets: Vec<i128> = (0..n)
+                .map(|i| tiled_offset(&plans, 0, i).unwrap())
+                .collect();
             let expected = (
                 *offsets.iter().min().unwrap(),
                 *offsets.iter().max().unwrap(),
             );
-            assert_eq!(index_range(&plans, 0, 0, n), Some(expected), "case {case}: {plans:?}, n {n}");
+            assert_eq!(
+                index_range(&plans, 0, 0, n),
+                Some(expected),
+                "case {case}: {plans:?}, n {n}"
+            );
         }
     }
 
