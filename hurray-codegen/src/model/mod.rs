@@ -101,6 +101,14 @@ words! {
         Zero = "zero",
     }
 
+    /// Where a file reader finds a structure without a pointer to it.
+    pub enum Anchor: "file anchor" {
+        /// At offset 0: the file starts with it.
+        Start = "start",
+        /// In the file's last bytes (a structure of constant size).
+        End = "end",
+    }
+
     /// Whether a table check rejects or only warns.
     pub enum CheckLevel: "check level" {
         Reject = "reject",
@@ -839,6 +847,9 @@ pub struct Field {
     /// For an integer field: the earlier tag field (its index) whose value's flag set gives
     /// the field's bits their meaning (a scheme's flags in the shared quantization header).
     pub flags_of: Option<usize>,
+    /// For an unsigned integer field: the structure found at the absolute file offset the
+    /// field holds; an offset of 0 locates nothing (the part is absent).
+    pub locates: Option<StructId>,
     /// The rule an unknown tag or flag in this field breaks, when it differs from the space's.
     pub rule: Option<RuleId>,
     pub resolutions: Vec<ResolutionId>,
@@ -880,6 +891,8 @@ pub struct Structure {
     pub bindings: BTreeMap<String, FieldPath>,
     /// For a structure that contains itself: the nesting limit and the rule exceeding it breaks.
     pub depth_limit: Option<(u32, RuleId)>,
+    /// Where a file reader finds the structure when no field locates it (`at`).
+    pub at: Option<Anchor>,
     pub fields: Vec<Field>,
     /// Computed total size, when linear.
     pub size: Option<Affine>,
