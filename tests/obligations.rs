@@ -147,3 +147,154 @@ fn bp_16_page_slots_beyond_a_sequence_are_never_read() {
     );
     access::read_file(&bytes, &ReaderConfig::new()).expect("an undefined slot is not data");
 }
+
+/// The writer refuses `d` under `rule`, with the rule's stable code.
+fn refused_under(d: hurray_runtime::structures::Descriptor, config: &ReaderConfig, rule: Rule) {
+    match writer::finalize_with(d, config) {
+        Err(writer::WriteError::Invalid(e)) => {
+            assert_eq!(e.rule(), rule, "{e}");
+            assert_eq!(e.code(), rule.code(), "{e}");
+        }
+        Err(e) => panic!("refused, but not as invalid: {e}"),
+        Ok(_) => panic!("the writer wrote what {rule:?} forbids"),
+    }
+}
+
+/// An agreed private type 0xF6: a signed 4-bit integer, 5 elements in 3 bytes.
+const PACKED_4_BIT: &str = "element_type = 246\nshape = [5]\nbuffers = [3]\nextension_type = { bit_width = 4, packing_factor = 2, is_float = 0, is_signed = 1, sign_bits = 0, exponent_bits = 0, mantissa_bits = 0, exponent_bias = 0, has_nan = 0, has_inf = 0 }";
+
+fn agreed_246() -> ReaderConfig {
+    ReaderConfig::new().agree::<hurray_runtime::tags::ElementType>(246)
+}
+
+#[test]
+fn shd_3_the_writer_refuses_the_dynamic_sentinel_in_a_shard() {
+    for field in ["parent_shape", "shard_offset"] {
+        let mut t = tensor(
+            "element_type = \"float32\"\nshape = [2, 4]\nbuffers = [32]\nshard = { parent_shape = [6, 4], shard_offset = [2, 0] }",
+        );
+        let shard = t.descriptor.shard.as_mut().expect("a shard");
+        let values = if field == "parent_shape" {
+            &mut shard.parent_shape
+        } else {
+            &mut shard.shard_offset
+        };
+        values[1] = u64::MAX;
+        refused_under(t.descriptor, &ReaderConfig::new(), Rule::Shd3);
+    }
+}
+
+#[test]
+fn ext_5_the_writer_refuses_a_signed_float_extension_type_or_two_sign_bits() {
+    let base = tensor(PACKED_4_BIT);
+    let float = |is_signed: u8, sign_bits: u8| {
+        let mut d = base.descriptor.clone();
+        let e = d.extension_type.as_mut().expect("an extension type");
+        (e.is_float, e.is_signed, e.sign_bits) = (1, is_signed, sign_bits);
+        (e.exponent_bits, e.mantissa_bits, e.exponent_bias) = (2, 1, 1);
+        d
+    };
+    writer::finalize_with(float(0, 1), &agreed_246()).expect("a valid float extension type");
+    refused_under(float(1, 1), &agreed_246(), Rule::Ext5);
+    refused_under(float(0, 2), &agreed_246(), Rule::Ext5);
+}
+
+#[test]
+fn ext_6_the_writer_refuses_an_integer_extension_type_with_float_fields() {
+    let base = tensor(PACKED_4_BIT);
+    writer::finalize_with(base.descriptor.clone(), &agreed_246()).expect("the base is valid");
+    for field in [
+        "sign_bits",
+        "exponent_bits",
+        "mantissa_bits",
+        "exponent_bias",
+    ] {
+        let mut d = base.descriptor.clone();
+        let e = d.extension_type.as_mut().expect("an extension type");
+        match field {
+            "sign_bits" => e.sign_bits = 1,
+            "exponent_bits" => e.exponent_bits = 2,
+            "mantissa_bits" => e.mantissa_bits = 1,
+            _ => e.exponent_bias = 7,
+        }
+        refused_under(d, &agreed_246(), Rule::Ext6);
+    }
+}
+
+/// A block-paged int8 `[9, 2, 8]` tensor (layouts.md §17.1's pool of 5 pages of 4 tokens),
+/// quantized per channel along `axis` with float32 scales in buffer 3.
+fn paged_per_channel(axis: u32) -> hurray_runtime::structures::Descriptor {
+    let scales = [0.5f32; 9][..if axis == 0 { 9 } else { 8 }]
+        .iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    tensor(&format!(
+        "element_type = \"int8\"\nblock_paged = {{ page_size = 4, num_pages = 5, heads = 2, head_dim = 8, seqs = [[6, [0, 1]], [3, [0]]], kv_role = \"value\", layer_index = 1, block_table_index_type = \"u32\" }}\ndata = [{{ f32 = [{scales}] }}]\nquantization = {{ scheme = \"per_channel_affine\", flags = 1, axis = {axis}, scale_buffer_index = 3, zero_point_buffer_index = 4294967295, scale_type_tag = \"float32\" }}"
+    ))
+    .descriptor
+}
+
+#[test]
+fn bp_15_the_writer_refuses_per_channel_quantization_of_a_paged_tensors_axis_0() {
+    writer::finalize(paged_per_channel(2)).expect("axis 2 (head_dim) is allowed");
+    refused_under(
+        paged_per_channel(0),
+        &ReaderConfig::new().permissive(true),
+        Rule::Bp15,
+    );
+}
+
+#[test]
+fn bp_18_the_writer_refuses_a_u32_block_table_for_more_pages_than_u32_holds() {
+    use hurray_runtime::structures::LayoutVariant;
+    use hurray_runtime::tags::BlockTableIndexType;
+    let paged = |index_type: BlockTableIndexType| {
+        let mut d = tensor("element_type = \"float16\"\nblock_paged = { page_size = 4, num_pages = 5, heads = 2, head_dim = 8, seqs = [[6, [0, 1]], [3, [0]]], kv_role = \"key\", layer_index = 3, block_table_index_type = \"u32\" }").descriptor;
+        let LayoutVariant::BlockPaged(b) = &mut d.layout_fields else {
+            panic!("a block-paged layout");
+        };
+        b.num_pages = 1 << 32;
+        b.block_table_index_type = hurray_runtime::wire::TagValue::new(index_type);
+        // The pool holds 2^32 pages of 4 tokens × 2 heads × 8 float16 values.
+        d.buffer_table.buffers[0].byte_size = (1u64 << 32) * 4 * 2 * 8 * 2;
+        d
+    };
+    let config = ReaderConfig::new().permissive(true);
+    refused_under(paged(BlockTableIndexType::U32), &config, Rule::Bp18);
+    if let Err(e) = writer::finalize_with(paged(BlockTableIndexType::U64), &config) {
+        assert_ne!(e.to_string(), "", "{e}");
+        assert!(
+            !e.to_string().contains("BP-18"),
+            "a u64 block table is what BP-18 asks: {e}"
+        );
+    }
+}
+
+#[test]
+fn sta_6_the_writer_refuses_a_statistic_out_of_its_range() {
+    let t = tensor(&format!(
+        "element_type = \"float32\"\nshape = [2]\nbuffers = [8]\n{STATISTICS}"
+    ));
+    refused_under(t.descriptor, &ReaderConfig::new(), Rule::Sta6);
+}
+
+#[test]
+fn dat_1_the_file_writer_refuses_packed_data_with_padding_bits_set() {
+    // Five 4-bit elements take 3 bytes; the high nibble of the last byte is padding.
+    let t = tensor(PACKED_4_BIT);
+    let descriptor = writer::finalize_with(t.descriptor, &agreed_246()).expect("valid");
+    let write = |data: &[u8]| {
+        let mut w = writer::FileWriter::new(Vec::new(), &writer::FileOptions::default())
+            .expect("a file writer");
+        w.add_tensor("t", &descriptor, &[data])
+    };
+    write(&[0x21, 0x43, 0x05]).expect("padding bits clear");
+    match write(&[0x21, 0x43, 0x15]) {
+        Err(writer::WriteError::Invalid(e)) => {
+            assert_eq!(e.rule(), Rule::Dat1, "{e}");
+            assert_eq!(e.code(), Rule::Dat1.code(), "{e}");
+        }
+        other => panic!("padding bits set were written: {other:?}"),
+    }
+}

@@ -125,7 +125,47 @@ fn seeds() -> Vec<Vec<u8>> {
         "the corpus is present ({} seeds)",
         out.len()
     );
+    out.push(kv_count_beyond_its_entries());
     out
+}
+
+/// A regression vector: a file whose KV section declares 16,384 entries, which its 16 KiB
+/// could hold byte for byte, but holds one (a 16 KiB byte string). The generated parser
+/// reserved room for every declared entry before reading one (some 2 MB of views); the
+/// reservation is now bounded by the bytes that remain.
+fn kv_count_beyond_its_entries() -> Vec<u8> {
+    use hurray_runtime::structures::{KvBytes, KvEntry, KvValueVariant};
+    use hurray_runtime::tags::KvValue;
+    use hurray_runtime::wire::TagValue;
+    use hurray_runtime::writer::{FileOptions, FileWriter};
+    let options = FileOptions {
+        kv: true,
+        ..FileOptions::default()
+    };
+    let writer = FileWriter::new(Vec::new(), &options).expect("a file writer");
+    let blob = KvEntry::new(
+        "blob".to_string(),
+        TagValue::new(KvValue::Bytes),
+        KvValueVariant::Bytes(KvBytes::new(vec![0x5A; 16 << 10])),
+    );
+    let mut bytes = writer.finish(&[blob]).expect("a valid file");
+    // kv_count, just before the one entry's key length (4) and key.
+    let entry = b"\x04\x00blob";
+    let at = bytes
+        .windows(entry.len())
+        .position(|w| w == entry)
+        .expect("the KV entry")
+        - 4;
+    assert_eq!(bytes[at..at + 4], 1u32.to_le_bytes(), "kv_count");
+    bytes[at..at + 4].copy_from_slice(&16_384u32.to_le_bytes());
+    let rejected =
+        file::read(&bytes, &ReaderConfig::new()).expect_err("16,383 entries are missing");
+    assert_eq!(
+        rejected.rule(),
+        hurray_runtime::rules::Rule::F19,
+        "{rejected}"
+    );
+    bytes
 }
 
 #[derive(Clone, Debug)]

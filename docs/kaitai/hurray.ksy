@@ -496,7 +496,7 @@ types:
   layout_tiled:
     doc: |-
       Tiled block (one level; recursive)
-      Rules of the runtime's semantic layer, not checked here: TL-1, TL-6, TL-7, TL-8.
+      Rules of the runtime's semantic layer, not checked here: TL-1, TL-6, TL-7, TL-8, TL-9.
     params:
       - id: rank
         type: u4

@@ -413,7 +413,13 @@ impl<R: Read> SequentialReader<R> {
                 self.limits.max_descriptor_length
             )));
         }
-        let need = dl as usize + AFTER_REGION;
+        let length = usize::try_from(dl).ok();
+        let Some(need) = length.and_then(|l| l.checked_add(AFTER_REGION)) else {
+            return Err(SequentialError::Limit(format!(
+                "the descriptor of tensor #{position} at byte {d} is {dl} bytes: more than this machine can address"
+            )));
+        };
+        let length = need - AFTER_REGION;
         if self.input.fill(need)? < need {
             return Err(self.truncated(format_args!(
                 "inside or just after the descriptor of tensor #{position} at byte {d} ({dl} bytes), before the index and the trailer"
@@ -421,9 +427,9 @@ impl<R: Read> SequentialReader<R> {
         }
         let mut bytes = std::mem::take(&mut self.descriptor);
         bytes.clear();
-        bytes.extend_from_slice(self.input.peek(dl as usize));
-        self.input.consume(dl as usize);
-        let result = self.tensor(position, d, &bytes, sink);
+        bytes.extend_from_slice(self.input.peek(length));
+        self.input.consume(length);
+        let result = self.tensor(position, d, dl, &bytes, sink);
         self.descriptor = bytes;
         result.map(Some)
     }
@@ -432,10 +438,11 @@ impl<R: Read> SequentialReader<R> {
         &mut self,
         position: usize,
         d: u64,
+        descriptor_length: u32,
         bytes: &[u8],
         sink: &mut dyn FnMut(usize, u64, &[u8]),
     ) -> Result<SequentialTensor, SequentialError> {
-        let dl = bytes.len() as u64;
+        let dl = u64::from(descriptor_length);
         let (mut checked, _) = descriptor::read_prefix(bytes, d, &self.config)?;
         let a = u64::from(self.header().data_buffer_alignment());
         let sizes: Vec<u64> = checked
@@ -514,14 +521,14 @@ impl<R: Read> SequentialReader<R> {
         };
         self.walked.push(Walked {
             descriptor_offset: d,
-            descriptor_length: dl as u32,
+            descriptor_length,
             data_offset,
             data_length,
         });
         Ok(SequentialTensor {
             position,
             descriptor_offset: d,
-            descriptor_length: dl as u32,
+            descriptor_length,
             buffers: spans.iter().map(|(s, e)| (*s, e - s)).collect(),
             descriptor: checked.view.owned(),
             dereferenceable: checked.dereferenceable,
@@ -535,7 +542,18 @@ impl<R: Read> SequentialReader<R> {
     pub fn finish(mut self) -> Result<SequentialFile, SequentialError> {
         while self.next_tensor(&mut |_, _, _| {})?.is_some() {}
         let (base, zeros) = self.region_end.expect("the region has ended");
-        let mut tail = vec![0u8; zeros as usize];
+        // The padding words already consumed count against the sections' limit before any
+        // memory is reserved for them.
+        let tail_length = usize::try_from(zeros)
+            .ok()
+            .filter(|z| *z as u64 <= self.limits.max_sections);
+        let Some(tail_length) = tail_length else {
+            return Err(SequentialError::Limit(format!(
+                "{zeros} bytes of zero padding after the last tensor at byte {base}; the sections' limit is {}",
+                self.limits.max_sections
+            )));
+        };
+        let mut tail = vec![0u8; tail_length];
         loop {
             let k = self.input.some(CHUNK)?;
             if k == 0 {

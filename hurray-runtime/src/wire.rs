@@ -538,6 +538,17 @@ impl<'a, V: FixedView<'a> + fmt::Debug> fmt::Debug for FixedSeq<'a, V> {
     }
 }
 
+/// The vector a parser fills with `declared` entries read from `remaining` bytes: its
+/// reservation is bounded by the bytes left, so a count a file declares (and has not yet
+/// backed with entries) reserves at most as many bytes as the input holds, whatever the size
+/// of one parsed entry. Entries parsed beyond the reservation grow it as they are read, each
+/// from at least one byte of input.
+pub fn vec_for_entries<T>(declared: u64, remaining: usize) -> Vec<T> {
+    let per_entry = size_of::<T>().max(1);
+    let declared = usize::try_from(declared).unwrap_or(usize::MAX);
+    Vec::with_capacity(declared.min(remaining / per_entry))
+}
+
 /// The index of the first non-zero byte: padding and reserved-byte checks over whole files
 /// run at memory speed (16-byte words are OR-folded 4 KiB at a time, which vectorizes; only
 /// a run that is not all zero is searched byte by byte).

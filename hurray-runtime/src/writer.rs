@@ -15,8 +15,12 @@ use crate::error::Error;
 use crate::generated::axes::Axis;
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
+use crate::generated::tags::BlockTableIndexType;
+use crate::semantic::elements::{DYNAMIC, ElementSize};
+use crate::semantic::size::Size;
 use crate::structures::{
-    Descriptor, FileHeader, IndexEntry, IndexSection, KvEntry, KvSection, Trailer,
+    Descriptor, DescriptorView, FileHeader, IndexEntry, IndexSection, KvEntry, KvSection,
+    LayoutVariantView, SchemeVariantView, Trailer,
 };
 use crate::version::Version;
 use crate::wire::{FlagSet, TagClass, TagSpace};
@@ -244,6 +248,7 @@ impl<W: Write> FileWriter<W> {
             .map_err(|_| invalid(Rule::F11, "a descriptor is at most 4 GiB"))?;
         let cfg = ReaderConfig::new().permissive(true);
         let mut checked = descriptor::read(descriptor, &cfg)?;
+        obligations(&checked)?;
         let table = checked.view.buffer_table().buffers();
         if table.len() != buffers.len()
             || table
@@ -282,6 +287,7 @@ impl<W: Write> FileWriter<W> {
         // offsets they are about to be written at.
         let offsets: Vec<u64> = spans.iter().map(|s| s.0).collect();
         descriptor::check_data(&mut checked, buffers, &offsets, &cfg)?;
+        dat_1(&checked, buffers)?;
         self.pad_to(d)?;
         self.put(descriptor)?;
         for (b, o) in buffers.iter().zip(&offsets) {
@@ -608,7 +614,8 @@ pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
 /// agreement rejects, BH-12, BH-15) passes the agreed reader configuration.
 pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>, WriteError> {
     d.sync_presence_flags();
-    d.fixed_header.rank = d.shape.len() as u32;
+    d.fixed_header.rank = u32::try_from(d.shape.len())
+        .map_err(|_| invalid(Rule::Shp1, "a descriptor's rank is at most 64"))?;
     if d.fixed_header.magic != b"HRRY" {
         d.fixed_header.magic = b"HRRY".to_vec();
     }
@@ -627,6 +634,7 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
     }
     w3(&d)?;
     never_reserved(&d)?;
+    shd_3(&d)?;
     // Encoded once; the length field, whose value does not change the encoding's size, is
     // patched in place.
     let mut bytes = d.to_bytes();
@@ -634,7 +642,7 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
         .map_err(|_| invalid(Rule::Hdr4, "a descriptor is at most 4 GiB"))?;
     let at = crate::structures::FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
     bytes[at..at + size_of::<u32>()].copy_from_slice(&len.to_le_bytes());
-    descriptor::read(&bytes, config)?;
+    obligations(&descriptor::read(&bytes, config)?)?;
     Ok(bytes)
 }
 
@@ -711,6 +719,198 @@ fn never_reserved(d: &Descriptor) -> Result<(), WriteError> {
     Ok(())
 }
 
+/// A writer obligation broken at `at` (an offset in the descriptor).
+fn refused(rule: Rule, at: u64, detail: impl Into<String>) -> WriteError {
+    WriteError::Invalid(Error::new(rule, at, detail))
+}
+
+/// SHD-3: "The shard fields parent_shape and shard_offset never carry the dynamic sentinel
+/// 0xFFFFFFFFFFFFFFFF (RES-36)." Checked on the owned value, before a reader's SHD-2 would
+/// reject the encoding under its own rule.
+fn shd_3(d: &Descriptor) -> Result<(), WriteError> {
+    let Some(shard) = &d.shard else {
+        return Ok(());
+    };
+    for (field, values) in [
+        ("parent_shape", &shard.parent_shape),
+        ("shard_offset", &shard.shard_offset),
+    ] {
+        if let Some(k) = values.iter().position(|v| *v == DYNAMIC) {
+            return Err(invalid(
+                Rule::Shd3,
+                format!("the shard's {field}[{k}] holds the dynamic sentinel"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The writer's obligations that no reader rule enforces, on a descriptor as it reads back:
+/// what a writer must refuse although a reader accepts it.
+fn obligations(checked: &descriptor::Checked<'_>) -> Result<(), WriteError> {
+    let v = &checked.view;
+    ext_5_and_6(v)?;
+    bp_15(v)?;
+    bp_18(v)?;
+    sta_6(&checked.warnings)
+}
+
+/// EXT-5: "A float extension type (is_float = 1) has is_signed = 0 and sign_bits 0 or 1."
+/// EXT-6: "An integer extension type (is_float = 0) has sign_bits, exponent_bits,
+/// mantissa_bits and exponent_bias all 0."
+fn ext_5_and_6(v: &DescriptorView<'_>) -> Result<(), WriteError> {
+    let Some(e) = v.extension_type() else {
+        return Ok(());
+    };
+    if e.is_float() == 1 {
+        if e.is_signed() != 0 {
+            return Err(refused(
+                Rule::Ext5,
+                e.is_signed_at(),
+                format!("a float extension type has is_signed {}", e.is_signed()),
+            ));
+        }
+        if e.sign_bits() > 1 {
+            return Err(refused(
+                Rule::Ext5,
+                e.sign_bits_at(),
+                format!("a float extension type has sign_bits {}", e.sign_bits()),
+            ));
+        }
+    } else {
+        let float_fields = [
+            ("sign_bits", u32::from(e.sign_bits()), e.sign_bits_at()),
+            (
+                "exponent_bits",
+                u32::from(e.exponent_bits()),
+                e.exponent_bits_at(),
+            ),
+            (
+                "mantissa_bits",
+                u32::from(e.mantissa_bits()),
+                e.mantissa_bits_at(),
+            ),
+            ("exponent_bias", e.exponent_bias(), e.exponent_bias_at()),
+        ];
+        if let Some((field, value, at)) = float_fields.iter().find(|(_, value, _)| *value != 0) {
+            return Err(refused(
+                Rule::Ext6,
+                *at,
+                format!("an integer extension type has {field} {value}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// BP-15: "Per-channel quantization (0x02) of a block-paged tensor never quantizes axis 0,
+/// axes 1 and 2 being allowed and per-tensor (0x01) composing unchanged."
+fn bp_15(v: &DescriptorView<'_>) -> Result<(), WriteError> {
+    if let (LayoutVariantView::BlockPaged(_), Some(q)) = (v.layout_fields(), v.quantization())
+        && let SchemeVariantView::PerChannelAffine(p) = q.payload()
+        && p.axis() == 0
+    {
+        return Err(refused(
+            Rule::Bp15,
+            p.axis_at(),
+            "per-channel quantization of a block-paged tensor along axis 0",
+        ));
+    }
+    Ok(())
+}
+
+/// BP-18: "A block-paged tensor whose num_pages exceeds the u32 range uses
+/// block_table_index_type 0x01 (u64)."
+fn bp_18(v: &DescriptorView<'_>) -> Result<(), WriteError> {
+    if let LayoutVariantView::BlockPaged(b) = v.layout_fields()
+        && b.num_pages() > u64::from(u32::MAX)
+        && b.block_table_index_type().get() != Ok(BlockTableIndexType::U64)
+    {
+        return Err(refused(
+            Rule::Bp18,
+            b.block_table_index_type_at(),
+            format!(
+                "num_pages {} exceeds the u32 range but the block table's index type is {:#04x}",
+                b.num_pages(),
+                b.block_table_index_type().raw()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// STA-6: "Under their mask bits, sparsity_ratio lies in [0.0, 1.0], value_stddev ≥ 0.0,
+/// nm_n ≤ nm_m, and has_nan and has_inf are 0 or 1: writers refuse a violation and readers
+/// report it as a warning (RES-35)." The reader's warning is the writer's refusal.
+fn sta_6(warnings: &[crate::ctx::Warning]) -> Result<(), WriteError> {
+    match warnings.iter().find(|w| w.rule == Rule::Sta6) {
+        Some(w) => Err(refused(Rule::Sta6, w.offset, w.detail.clone())),
+        None => Ok(()),
+    }
+}
+
+/// DAT-1: "The padding bits of packed element data, in the last byte or the last 3-byte
+/// group, are 0." Checked for the dense layouts, whose data buffer holds the elements from
+/// `byte_offset` on, packed LSB-first: every bit after the last element's, up to the end of
+/// the bytes the elements take (a whole last byte, or a whole last 3-byte group), is 0.
+fn dat_1(checked: &descriptor::Checked<'_>, buffers: &[&[u8]]) -> Result<(), WriteError> {
+    let facts = crate::semantic::Facts::new(&checked.view);
+    let bits = match facts.elem {
+        Some(ElementSize::Packed { bits }) => u64::from(bits),
+        Some(ElementSize::Group6) => 6,
+        _ => return Ok(()),
+    };
+    let dense = matches!(
+        checked.view.layout_fields(),
+        LayoutVariantView::RowMajor | LayoutVariantView::ColumnMajor
+    );
+    let (Some(count), Some(data)) = (facts.count.and_then(|n| n.get()), buffers.first()) else {
+        return Ok(());
+    };
+    if !dense || count == 0 {
+        return Ok(());
+    }
+    let Some(elem) = facts.elem else {
+        return Ok(());
+    };
+    // The reader's footprint checks passed, so these bytes lie inside the buffer; a value
+    // that does not compute is left to them.
+    let length = elem.bytes(Size::new(count)).get();
+    let start = usize::try_from(checked.view.byte_offset()).ok();
+    let (Some(length), Some(start), Some(used_bits)) = (
+        length.and_then(|l| usize::try_from(l).ok()),
+        start,
+        count.checked_mul(u128::from(bits)),
+    ) else {
+        return Ok(());
+    };
+    let Some(bytes) = start
+        .checked_add(length)
+        .and_then(|end| data.get(start..end))
+    else {
+        return Ok(());
+    };
+    // Bits are numbered LSB-first across the bytes; the padding starts at `used_bits`.
+    let total_bits = 8 * bytes.len() as u128;
+    let mut bit = used_bits;
+    while bit < total_bits {
+        let byte = (bit / 8) as usize;
+        let mask = 0xffu8 << (bit % 8);
+        if bytes[byte] & mask != 0 {
+            return Err(refused(
+                Rule::Dat1,
+                0,
+                format!(
+                    "byte {} of the packed data sets padding bits (mask {mask:#04x}) after its {count} elements",
+                    start + byte
+                ),
+            ));
+        }
+        bit = (bit / 8 + 1) * 8;
+    }
+    Ok(())
+}
+
 /// W3: no deprecated tag value or flag bit where a replacement exists.
 fn w3(d: &Descriptor) -> Result<(), WriteError> {
     each_tag(d, &NoDeprecated)?;
@@ -728,6 +928,8 @@ fn w3(d: &Descriptor) -> Result<(), WriteError> {
 pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor {
     use crate::structures::{BufferHandle, BufferTable, FixedHeader, LayoutVariant};
     use crate::wire::TagValue;
+    // A dynamic dimension holds no data yet (an empty buffer). A count or byte size too large
+    // to compute saturates to a buffer size `finalize` refuses under the rule it breaks.
     let n = crate::semantic::elements::element_count(shape.iter().copied()).unwrap_or(0);
     let size = crate::semantic::elements::ElementSize::of(element).bytes_for(n);
     Descriptor::new(
@@ -739,7 +941,7 @@ pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor
             crate::flags::DescriptorFlags(0),
             TagValue::new(element),
             TagValue::new(crate::tags::Layout::RowMajor),
-            shape.len() as u32,
+            u32::try_from(shape.len()).unwrap_or(u32::MAX),
         ),
         shape.to_vec(),
         0,

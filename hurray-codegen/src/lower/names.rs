@@ -39,6 +39,9 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
         what: &str,
         diags: &mut Diagnostics,
     ) {
+        if !matches!(what, "rule" | "resolution" | "axis") {
+            identifier(name, Case::Lower, location, what, diags);
+        }
         if let Some(prev) = spans.get(name) {
             diags.push(
                 Diagnostic::new(
@@ -96,6 +99,13 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 .iter()
                 .map(|tag| {
                     let tag = tag.get_ref();
+                    identifier(
+                        tag.name.get_ref(),
+                        Case::Lower,
+                        span(*file, &tag.name),
+                        "tag",
+                        diags,
+                    );
                     let value = (*tag.value.get_ref()).clamp(0, i64::from(u32::MAX)) as u32;
                     (tag.name.get_ref().clone(), value)
                 })
@@ -123,6 +133,13 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                     .iter()
                     .map(|b| {
                         let b = b.get_ref();
+                        identifier(
+                            b.name.get_ref(),
+                            Case::Upper,
+                            span(*file, &b.name),
+                            "flag bit",
+                            diags,
+                        );
                         let bit = (*b.bit.get_ref()).clamp(0, 63) as u32;
                         (b.name.get_ref().clone(), bit)
                     })
@@ -207,4 +224,40 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
         }
     }
     names
+}
+
+/// How the names of one kind of item are written: flag bits in upper case (`HAS_SHARD`),
+/// everything else in lower case (`buffer_handle`, `_reserved`).
+#[derive(Clone, Copy)]
+enum Case {
+    Lower,
+    Upper,
+}
+
+/// A name that becomes an identifier of the generated code is an identifier of its case as
+/// written: anything else is a diagnostic here, never a failure of an emitter.
+fn identifier(name: &str, case: Case, location: Span, what: &str, diags: &mut Diagnostics) {
+    let letter = |c: char| match case {
+        Case::Lower => c.is_ascii_lowercase(),
+        Case::Upper => c.is_ascii_uppercase(),
+    };
+    let valid = name.starts_with(|c: char| letter(c) || c == '_')
+        && name.chars().any(letter)
+        && name
+            .chars()
+            .all(|c| letter(c) || c.is_ascii_digit() || c == '_');
+    if !valid {
+        let pattern = match case {
+            Case::Lower => "lowercase letters, digits and underscores (`[a-z_][a-z0-9_]*`)",
+            Case::Upper => "uppercase letters, digits and underscores (`[A-Z_][A-Z0-9_]*`)",
+        };
+        diags.push(
+            Diagnostic::new(
+                &lints::NAME_NOT_AN_IDENTIFIER,
+                Some(location),
+                format!("`{name}` ({what}) is not an identifier"),
+            )
+            .help(format!("write it in {pattern}, with at least one letter")),
+        );
+    }
 }

@@ -216,6 +216,24 @@ const OUTSIDE: i64 = i64::MIN;
 /// address is a sum of per-dimension terms (layouts.md §17), so the offset of an element
 /// is `Σ_k table[k][i_k]`. Entries too large to compute are [`OUTSIDE`].
 fn tiled_tables(shape: &[u64], top: &LayoutTiledView<'_>) -> Vec<Vec<i64>> {
+    let plans = tiled_plans(shape, top);
+    (0..shape.len())
+        .map(|k| {
+            (0..shape[k])
+                .map(|i| {
+                    tiled_offset(&plans, k, i)
+                        .and_then(|o| i64::try_from(o).ok())
+                        .filter(|o| *o != OUTSIDE)
+                        .unwrap_or(OUTSIDE)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Every level of a tiled layout, outermost first: its tile extents and the outer and inner
+/// multipliers of each dimension.
+fn tiled_plans(shape: &[u64], top: &LayoutTiledView<'_>) -> Vec<Plan> {
     // Views are small `Copy` records: each level is located from the one above it.
     let mut levels: Vec<LayoutTiledView<'_>> = vec![*top];
     while levels.len() < 8
@@ -243,18 +261,52 @@ fn tiled_tables(shape: &[u64], top: &LayoutTiledView<'_>) -> Vec<Vec<i64>> {
         plans.push((tile.clone(), outer, inner));
         level_shape = tile;
     }
-    (0..shape.len())
-        .map(|k| {
-            (0..shape[k])
-                .map(|i| {
-                    tiled_offset(&plans, k, i)
-                        .and_then(|o| i64::try_from(o).ok())
-                        .filter(|o| *o != OUTSIDE)
-                        .unwrap_or(OUTSIDE)
-                })
-                .collect()
-        })
-        .collect()
+    plans
+}
+
+/// The lowest and highest element offsets of a non-empty tiled tensor (every `shape[k] ≥ 1`,
+/// none dynamic) over the elements it holds, its tile padding left out (TL-8): through every
+/// level's outer and inner orders, strided ones with negative or overlapping strides
+/// included (TL-9, RES-49). `None` when an offset is too large to compute, or a nested level
+/// is missing (TL-6 rejects that first).
+pub fn tiled_footprint(shape: &[u64], top: &LayoutTiledView<'_>) -> Option<Footprint> {
+    let plans = tiled_plans(shape, top);
+    let mut footprint = Footprint { lo: 0, hi: 0 };
+    for (k, n) in shape.iter().enumerate() {
+        let (lo, hi) = index_range(&plans, 0, k, *n)?;
+        footprint.lo = footprint.lo.checked_add(lo)?;
+        footprint.hi = footprint.hi.checked_add(hi)?;
+    }
+    Some(footprint)
+}
+
+/// The lowest and highest contribution of the indices `0..n` (`n ≥ 1`) of dimension `k`
+/// from level `level` inward. The indices fill `ceil(n / ts)` tiles: the full ones take
+/// every position of a tile, the last only its first `n − (tiles − 1) × ts`; a tile
+/// number's term is linear, so its extremes are at the first and the last full tile. At
+/// most two calls per level, eight levels: a bounded walk whatever the extents.
+fn index_range(plans: &[Plan], level: usize, k: usize, n: u64) -> Option<(i128, i128)> {
+    let (tile, outer, inner) = plans.get(level)?;
+    let ts = *tile.get(k)?;
+    let step = outer.get(k).copied().flatten()?;
+    let within = |m: u64| -> Option<(i128, i128)> {
+        if inner.is_empty() {
+            return index_range(plans, level + 1, k, m);
+        }
+        let last = i128::from(m - 1).checked_mul(inner.get(k).copied().flatten()?)?;
+        Some((last.min(0), last.max(0)))
+    };
+    let tiles = n.div_ceil(ts);
+    let last_tile = i128::from(tiles - 1).checked_mul(step)?;
+    let (lo, hi) = within(n - (tiles - 1) * ts)?;
+    let (mut lo, mut hi) = (last_tile.checked_add(lo)?, last_tile.checked_add(hi)?);
+    if tiles >= 2 {
+        let (full_lo, full_hi) = within(ts)?;
+        let before_last = i128::from(tiles - 2).checked_mul(step)?;
+        lo = lo.min(before_last.min(0).checked_add(full_lo)?);
+        hi = hi.max(before_last.max(0).checked_add(full_hi)?);
+    }
+    Some((lo, hi))
 }
 
 /// One level's tile extents and per-dimension outer and inner multipliers.
@@ -419,6 +471,54 @@ mod tests {
             .collect();
         all.sort();
         assert_eq!(all, (0..16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_tiled_extremes_are_those_of_every_index_one_by_one() {
+        // Random one- and two-level plans of one dimension, with signed outer and inner
+        // steps and extents that leave a partial last tile at every level.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for case in 0..2000 {
+            let step = |r: u64| i128::from(r as i64 - 6);
+            let ts0 = 1 + next(5);
+            let nested = next(2) == 0;
+            let mut plans: Vec<Plan> = vec![(
+                vec![ts0],
+                vec![Some(step(next(13)))],
+                if nested {
+                    Vec::new()
+                } else {
+                    vec![Some(step(next(13)))]
+                },
+            )];
+            if nested {
+                let ts1 = 1 + next(ts0);
+                plans.push((
+                    vec![ts1],
+                    vec![Some(step(next(13)))],
+                    vec![Some(step(next(13)))],
+                ));
+            }
+            let n = 1 + next(20);
+            let offsets: Vec<i128> = (0..n)
+                .map(|i| tiled_offset(&plans, 0, i).unwrap())
+                .collect();
+            let expected = (
+                *offsets.iter().min().unwrap(),
+                *offsets.iter().max().unwrap(),
+            );
+            assert_eq!(
+                index_range(&plans, 0, 0, n),
+                Some(expected),
+                "case {case}: {plans:?}, n {n}"
+            );
+        }
     }
 
     #[test]

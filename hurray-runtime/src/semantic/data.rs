@@ -528,7 +528,7 @@ fn zero_points(
 /// DAT-3: float8_e8m0 element bytes 0x00 and 0xFF are invalid (RES-20), in every layout:
 /// every element a dense layout addresses in buffer 0 (padding that layouts.md says is never
 /// read excepted), and every stored value of a sparse one. The one exception the spec makes
-/// is block-paged, whose token slots cannot be told from unused ones (BP-16).
+/// is block-paged, whose token slots cannot be told from unused ones (BP-16, RES-50).
 fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     if f.type_tag != ElementType::Float8E8m0.value() {
         return Ok(());

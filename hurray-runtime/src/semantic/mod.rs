@@ -563,6 +563,18 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                     false,
                     "data from byte_offset",
                 )?;
+                // TL-9 (RES-49): strided orders can place an element outside the full
+                // tiles, before buffer 0 or past it, whatever its size.
+                if f.count.is_some_and(|n| !n.is_zero()) {
+                    match address::tiled_footprint(&f.shape, t) {
+                        Some(fp) => inside_buffer_0(f, ctx, fp, e, (Rule::Tl9, Rule::Tl9))?,
+                        None => ctx.violation(
+                            Rule::Tl9,
+                            f.v.byte_offset_at(),
+                            "an element's offset exceeds 2^127 elements: outside every buffer",
+                        )?,
+                    }
+                }
             }
         }
         LayoutVariantView::Morton(m) => {
@@ -805,10 +817,25 @@ fn strided(
             return ctx.violation(Rule::St3, at, why);
         }
     };
+    inside_buffer_0(f, ctx, fp, e, (Rule::St2, Rule::St3))?;
+    need(f, ctx, Rule::St4, 0, e.bytes(fp.range()), false, "data")
+}
+
+/// Every element of a footprint (offsets in elements from element `[0,…,0]`, which sits at
+/// `byte_offset`) lies inside buffer 0: `byte_offset + lo × w ≥ 0` breaks `rules.0`,
+/// `byte_offset + (hi + 1) × w ≤ byte_size` breaks `rules.1`, in bits so whole-byte and
+/// sub-byte types share one check (6-bit types are bit-granular too, DAT-4 governing
+/// access, not placement).
+fn inside_buffer_0(
+    f: &Facts<'_, '_>,
+    ctx: &mut Ctx<'_>,
+    fp: address::Footprint,
+    e: ElementSize,
+    rules: (Rule, Rule),
+) -> Result<(), Error> {
+    let at = f.v.byte_offset_at();
     let off = i128::from(f.v.byte_offset());
     let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
-    // Positions in bits, so whole-byte and sub-byte types share one check (6-bit types are
-    // bit-granular too, DAT-4 governing access, not placement).
     let bits = match e {
         ElementSize::Bytes(w) => i128::from(w) * 8,
         ElementSize::Packed { bits } => i128::from(bits),
@@ -817,7 +844,7 @@ fn strided(
     let low = fp.lo.checked_mul(bits).and_then(|x| x.checked_add(off * 8));
     if low.is_none_or(|x| x < 0) {
         ctx.violation(
-            Rule::St2,
+            rules.0,
             at,
             format!(
                 "byte_offset {off} leaves the lowest element (offset {}) before buffer 0",
@@ -832,7 +859,7 @@ fn strided(
         .and_then(|x| x.checked_add(off * 8));
     if high.is_none_or(|x| x > size * 8) {
         ctx.violation(
-            Rule::St3,
+            rules.1,
             at,
             format!(
                 "the highest element (offset {}) ends past buffer 0's {size} bytes",
@@ -840,7 +867,7 @@ fn strided(
             ),
         )?;
     }
-    need(f, ctx, Rule::St4, 0, e.bytes(fp.range()), false, "data")
+    Ok(())
 }
 
 /// CSR (`dim` 0) and CSC (`dim` 1) buffer sizes (CR-10, CC-10).

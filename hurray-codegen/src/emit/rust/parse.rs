@@ -290,7 +290,7 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                             if __n > r.remaining() as u64 {
                                 return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
                             }
-                            let mut __v = Vec::with_capacity(__n as usize);
+                            let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
                             for _ in 0..__n { __v.push(#v::parse(r, ctx #args)?); }
                             __v
                         })
@@ -345,7 +345,7 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                         if __n > r.remaining() as u64 {
                             return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
                         }
-                        let mut __v = Vec::with_capacity(__n as usize);
+                        let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
                         for _ in 0..__n { __v.push(#inner); }
                         __v
                     })
