@@ -10,6 +10,7 @@ pub mod ctx;
 pub mod descriptor;
 pub mod error;
 pub mod file;
+pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod section;

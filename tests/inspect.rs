@@ -1,0 +1,279 @@
+//! `inspect` labels every byte: over every vector of the corpus (valid and rejecting) and the
+//! shared conformance vectors, the annotations the generated walkers report cover the input
+//! exactly once, in order; a rejected input is marked at the range holding the byte the
+//! reader's rejection names — the rejection `hurray decode` reports, as the manifest records
+//! it — and nothing after that range is interpreted; every patched field of a rejecting
+//! vector is labelled with the spec path the vector's row names.
+
+mod common;
+
+use std::path::Path;
+
+use common::{access, root, shared};
+use hurray_runtime::ReaderConfig;
+use hurray_runtime::inspect::{self, Annotation, Collect, Kind, Shown};
+use serde_json::Value as J;
+
+/// One vector: its name, bytes, the reader configuration it is read with, and the
+/// rejection the manifest records for it (code, offset).
+struct Vector {
+    name: String,
+    bytes: Vec<u8>,
+    config: ReaderConfig,
+    rejected: Option<(String, u64)>,
+    patched: Vec<(String, u64)>,
+}
+
+fn manifest(dir: &Path) -> serde_json::Map<String, J> {
+    let m: J = serde_json::from_slice(&common::read(&dir.join("manifest.json"))).unwrap();
+    m.as_object().unwrap().clone()
+}
+
+fn valid() -> Vec<Vector> {
+    let dir = root().join("tests/corpus/valid");
+    let mut out = Vec::new();
+    for (name, m) in manifest(&dir) {
+        let mut config = ReaderConfig::new().permissive(m["permissive"].as_bool().unwrap());
+        for a in m["agree"].as_array().unwrap() {
+            config = access::agree_by_name(
+                config,
+                a[0].as_str().unwrap(),
+                a[1].as_u64().unwrap() as u32,
+            );
+        }
+        for id in m["agree_extension_layouts"].as_array().unwrap() {
+            config = config.agree_extension_layout(id.as_u64().unwrap());
+        }
+        let ext = if m["kind"] == "descriptor" { "bin" } else { "hrry" };
+        out.push(Vector {
+            bytes: common::read(&dir.join(format!("{name}.{ext}"))),
+            name: format!("valid/{name}.{ext}"),
+            config,
+            rejected: None,
+            patched: Vec::new(),
+        });
+    }
+    out
+}
+
+fn rejecting() -> Vec<Vector> {
+    let dir = root().join("tests/corpus/reject");
+    let mut out = Vec::new();
+    for (file, m) in manifest(&dir) {
+        let c = &m["config"];
+        let mut config = ReaderConfig::new().network(c["network"].as_bool().unwrap_or(false));
+        for a in c["agree"].as_array().into_iter().flatten() {
+            config = access::agree_by_name(
+                config,
+                a["space"].as_str().unwrap(),
+                a["value"].as_u64().unwrap() as u32,
+            );
+        }
+        for id in c["agree_extension_layouts"].as_array().into_iter().flatten() {
+            config = config.agree_extension_layout(id.as_u64().unwrap());
+        }
+        let patched = m["patched"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                (
+                    p["path"].as_str().unwrap().to_string(),
+                    p["offset"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        out.push(Vector {
+            bytes: common::read(&dir.join(&file)),
+            name: format!("reject/{file}"),
+            config,
+            rejected: Some((
+                m["code"].as_str().unwrap().to_string(),
+                m["offset"].as_u64().unwrap(),
+            )),
+            patched,
+        });
+    }
+    out
+}
+
+fn conformance() -> Vec<Vector> {
+    let dir = shared().join("conformance");
+    let m: J = serde_json::from_slice(&common::read(&dir.join("manifest.json"))).unwrap();
+    let mut out = Vec::new();
+    for list in ["descriptors", "files"] {
+        for v in m[list].as_array().into_iter().flatten() {
+            let file = v["file"].as_str().unwrap();
+            out.push(Vector {
+                bytes: common::read(&dir.join(file)),
+                name: format!("conformance/{file}"),
+                config: ReaderConfig::new(),
+                rejected: None,
+                patched: Vec::new(),
+            });
+        }
+    }
+    assert!(!out.is_empty(), "the shared conformance vectors are read");
+    out
+}
+
+fn leaves(a: &[Annotation]) -> impl Iterator<Item = &Annotation> {
+    a.iter().filter(|a| a.kind.is_leaf())
+}
+
+/// The coverage and marking checks of one vector; the first problem found, if any.
+fn check(v: &Vector) -> Result<(), String> {
+    let mut sink = Collect::default();
+    let report = inspect::inspect(&v.bytes, &v.config, &mut sink);
+    let annotations = sink.annotations;
+    let len = v.bytes.len() as u64;
+    // Every byte in exactly one range: non-empty leaves, in order, each where the last ended.
+    let mut at = 0u64;
+    for a in leaves(&annotations).filter(|a| a.end > a.start) {
+        if a.start != at {
+            return Err(format!(
+                "`{}` covers {}..{} but the ranges before end at {at}",
+                a.path, a.start, a.end
+            ));
+        }
+        at = a.end;
+    }
+    if at != len {
+        return Err(format!("the ranges end at {at}; the input has {len} bytes"));
+    }
+    // Structures enclose their fields.
+    for a in annotations.iter().filter(|a| a.kind == Kind::Structure) {
+        if a.end < a.start {
+            return Err(format!("structure `{}` ends before it starts", a.path));
+        }
+    }
+    let failing: Vec<&Annotation> = leaves(&annotations).filter(|a| a.failing).collect();
+    match (&v.rejected, &report.error) {
+        (None, None) => {
+            if !failing.is_empty() {
+                return Err("an accepted input has a failing range".into());
+            }
+            // Nothing in an accepted input is left unexplained.
+            for a in leaves(&annotations) {
+                let allowed = match a.kind {
+                    Kind::Field | Kind::Data { .. } => true,
+                    Kind::Padding => a.note.is_none(),
+                    Kind::Opaque => v.config.is_permissive(),
+                    _ => false,
+                };
+                if !allowed {
+                    return Err(format!(
+                        "an accepted input has a {} range `{}` at {}..{} ({:?})",
+                        a.kind.word(),
+                        a.path,
+                        a.start,
+                        a.end,
+                        a.note
+                    ));
+                }
+            }
+        }
+        (Some((code, offset)), Some(e)) => {
+            if (e.code(), e.offset()) != (code.as_str(), *offset) {
+                return Err(format!(
+                    "inspect's verdict is {}@{}; decode reports {code}@{offset}",
+                    e.code(),
+                    e.offset()
+                ));
+            }
+            let [f] = failing.as_slice() else {
+                return Err(format!("{} failing ranges, not one", failing.len()));
+            };
+            let holds = (f.start <= *offset && *offset < f.end)
+                || (f.start == f.end && f.start == *offset && *offset == len);
+            if !holds {
+                return Err(format!(
+                    "the failing range `{}` {}..{} does not hold byte {offset}",
+                    f.path, f.start, f.end
+                ));
+            }
+            // Before the failing range every byte is interpreted.
+            for a in leaves(&annotations).take_while(|a| !a.failing) {
+                if matches!(a.kind, Kind::Unread | Kind::Partial) {
+                    return Err(format!(
+                        "`{}` {}..{} before the failing byte is {} ({:?})",
+                        a.path,
+                        a.start,
+                        a.end,
+                        a.kind.word(),
+                        a.note
+                    ));
+                }
+            }
+            // After it, nothing is.
+            for a in leaves(&annotations).skip_while(|a| !a.failing).skip(1) {
+                if a.kind != Kind::Unread {
+                    return Err(format!(
+                        "`{}` after the failing range is interpreted",
+                        a.path
+                    ));
+                }
+            }
+        }
+        (expected, got) => {
+            return Err(format!(
+                "decode's verdict is {expected:?}; inspect's is {:?}",
+                got.as_ref().map(|e| (e.code(), e.offset()))
+            ));
+        }
+    }
+    // A patched field is labelled with the path its row names.
+    for (path, offset) in &v.patched {
+        let Some(a) = leaves(&annotations).find(|a| a.start <= *offset && *offset < a.end) else {
+            continue;
+        };
+        if a.kind == Kind::Unread || path.contains(".end") {
+            continue;
+        }
+        // A byte of a byte string or data buffer is named by the string's path and an index.
+        let whole = match a.value {
+            Shown::Bytes | Shown::Text(_) | Shown::NotUtf8 { .. } | Shown::None => {
+                path.rsplit_once('[').map_or(path.as_str(), |(p, _)| p)
+            }
+            _ => path.as_str(),
+        };
+        if a.path != path.as_str() && a.path != whole {
+            return Err(format!(
+                "byte {offset} patched as `{path}` is labelled `{}`",
+                a.path
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn run(vectors: Vec<Vector>) {
+    let mut failures = Vec::new();
+    for v in &vectors {
+        if let Err(e) = check(v) {
+            failures.push(format!("{}: {e}", v.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors:\n{}",
+        failures.len(),
+        vectors.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_valid_vector_is_labelled_byte_for_byte() {
+    run(valid());
+}
+
+#[test]
+fn every_rejecting_vector_is_labelled_up_to_its_failing_byte() {
+    run(rejecting());
+}
+
+#[test]
+fn the_shared_conformance_vectors_are_labelled_byte_for_byte() {
+    run(conformance());
+}
