@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod decode;
 mod exit;
 mod file;
+mod inspect;
 mod summary;
 
 #[derive(Debug, Parser)]
@@ -41,6 +42,26 @@ enum Command {
         /// in memory bounded by its largest descriptor and a chunk).
         file: PathBuf,
     },
+    /// Annotate every byte of a descriptor or a file: offset, bytes, structure path, field,
+    /// decoded value, the version that defined the field and its provenance (read, default,
+    /// skipped); a rejected input up to the failing byte, marked with the error.
+    Inspect {
+        /// Print the annotations as JSON (the shape is in the `hurray` README).
+        #[arg(long)]
+        json: bool,
+        /// Accept unknown type tags, schemes and private values where the spec allows.
+        #[arg(long)]
+        permissive: bool,
+        /// Act as a reader of an older version on one axis (`descriptor=1.0`, `scheme.mxfp=1`).
+        #[arg(long = "reader", value_name = "AXIS=VERSION")]
+        readers: Vec<String>,
+        /// Show each tensor's element buffer as a typed array (dequantized where the scheme
+        /// keeps its parameters inline); `--data=hex` dumps every data buffer's bytes.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "values")]
+        data: Option<inspect::DataMode>,
+        /// The descriptor or file; `-` reads standard input.
+        file: PathBuf,
+    },
     /// Encode the JSON `decode --json` prints for a descriptor back to bytes, byte for byte.
     Encode {
         json_file: PathBuf,
@@ -68,6 +89,13 @@ pub fn run() -> ExitCode {
             readers,
             file,
         } => decode::run(&file, json, permissive, &readers),
+        Command::Inspect {
+            json,
+            permissive,
+            readers,
+            data,
+            file,
+        } => inspect::run(&file, json, permissive, &readers, data),
         Command::Encode {
             json_file,
             output,

@@ -11,8 +11,8 @@ use super::{Input, Inspection, walk_root};
 use crate::ctx::{ReaderConfig, Warning};
 use crate::file::{HEADER_SIZE, TRAILER_SIZE, buffer_spans, starts_descriptor};
 use crate::generated::annotate::{
-    DescriptorWalk, FileHeaderWalk, IndexSectionWalk, KvSectionWalk, TrailerWalk,
-    walk_file_header, walk_index_section, walk_kv_section, walk_trailer,
+    DescriptorWalk, FileHeaderWalk, IndexSectionWalk, KvSectionWalk, TrailerWalk, walk_file_header,
+    walk_index_section, walk_kv_section, walk_trailer,
 };
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
@@ -143,7 +143,9 @@ fn plan(bytes: &[u8], config: &ReaderConfig, truncated: bool) -> Plan {
             plan.crc = Some((
                 at,
                 match (flagged, computed == stored) {
-                    (true, true) => format!("CRC-32C of the index: computed {computed:#010x}, matches"),
+                    (true, true) => {
+                        format!("CRC-32C of the index: computed {computed:#010x}, matches")
+                    }
                     (true, false) => format!(
                         "CRC-32C of the index: computed {computed:#010x}, stored {stored:#010x}: they differ"
                     ),
@@ -157,76 +159,124 @@ fn plan(bytes: &[u8], config: &ReaderConfig, truncated: bool) -> Plan {
     }
     let alignment = u64::from(header.data_buffer_alignment());
     let declared = w.declared();
-    match entries {
-        Some(index) => {
-            for (i, e) in index.entries().iter().enumerate() {
-                let d = e.descriptor_offset();
-                if d < HEADER_SIZE
-                    || d >= region_end
-                    || plan.tensors.iter().any(|t| t.descriptor == d)
-                {
-                    continue;
-                }
-                w.reset_versions();
-                let label = String::from_utf8_lossy(e.name()).into_owned();
-                let fallback = d.saturating_add(u64::from(e.descriptor_length()));
-                plan.tensors.push(tensor(
-                    &mut w,
-                    bytes,
-                    d,
-                    region_end,
-                    alignment,
-                    i as u32,
-                    label,
-                    fallback,
-                ));
+    // The index locates the tensors when every entry points at a descriptor; otherwise (no
+    // index, or an entry the reader rejects) they are found by arithmetic, named by the
+    // entries that do point at them.
+    let names: Vec<(u64, String)> = entries
+        .as_ref()
+        .map(|index| {
+            index
+                .entries()
+                .iter()
+                .map(|e| {
+                    (
+                        e.descriptor_offset(),
+                        String::from_utf8_lossy(e.name()).into_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let locates = |d: u64| {
+        d >= HEADER_SIZE
+            && d < region_end
+            && d % 8 == 0
+            && starts_descriptor(&bytes[d as usize..region_end as usize], config)
+    };
+    let by_index = entries.is_some() && names.iter().all(|(d, _)| locates(*d));
+    if let (true, Some(index)) = (by_index, &entries) {
+        for (i, e) in index.entries().iter().enumerate() {
+            let d = e.descriptor_offset();
+            if plan.tensors.iter().any(|t| t.descriptor == d) {
+                continue;
+            }
+            w.reset_versions();
+            let label = String::from_utf8_lossy(e.name()).into_owned();
+            let fallback = d.saturating_add(u64::from(e.descriptor_length()));
+            plan.tensors.push(tensor(
+                &mut w, bytes, d, region_end, alignment, i as u32, label, fallback,
+            ));
+        }
+    } else {
+        plan.arithmetic = Some(if truncated {
+            "the file is cut short or torn (F38)"
+        } else if trailer.is_none() {
+            "the trailer cannot be read"
+        } else if entries.is_none() {
+            "the index cannot be located or read"
+        } else {
+            "an index entry does not locate a descriptor"
+        });
+        let mut pos = header.first_descriptor_offset();
+        let mut k = 0u32;
+        while pos < region_end && pos % 8 == 0 {
+            pos = skip_zero_words(bytes, pos, region_end);
+            if pos >= region_end || !starts_descriptor(&bytes[pos as usize..], config) {
+                break;
+            }
+            w.reset_versions();
+            let (position, label) = match names.iter().position(|(d, _)| *d == pos) {
+                Some(i) => (i as u32, names[i].1.clone()),
+                None => (k, format!("#{k}")),
+            };
+            let t = tensor(
+                &mut w, bytes, pos, region_end, alignment, position, label, region_end,
+            );
+            let Some(next) = t.end().checked_next_multiple_of(8) else {
+                plan.tensors.push(t);
+                break;
+            };
+            let stuck = next <= pos;
+            plan.tensors.push(t);
+            if stuck {
+                break;
+            }
+            pos = next;
+            k += 1;
+        }
+        // The sections the trailer does not place follow the tensors, KV metadata first
+        // (when the header says there is some), each after zero padding.
+        let limit = trailer_at.unwrap_or(len);
+        let mut pos = plan
+            .tensors
+            .last()
+            .map_or(header.first_descriptor_offset(), TensorPart::end)
+            .max(plan.kv.map_or(0, |k| k.1));
+        if plan.kv.is_none() && header.file_flags().has(FileFlags::HAS_KV_METADATA) {
+            let at = skip_zero_words(bytes, pos.next_multiple_of(8), limit);
+            if at < limit {
+                let mut r = Cursor::new(&bytes[at as usize..limit as usize], at);
+                let end = match walk_kv_section(&mut w, &mut r) {
+                    Ok(_) => r.offset(),
+                    Err(Stop) => limit,
+                };
+                plan.kv = Some((at, end));
+                pos = end;
             }
         }
-        None => {
-            plan.arithmetic = Some(if truncated {
-                "the file is cut short or torn (F38)"
-            } else if trailer.is_none() {
-                "the trailer cannot be read"
-            } else {
-                "the index cannot be located or read"
-            });
-            let mut pos = header.first_descriptor_offset();
-            let mut k = 0u32;
-            while pos < region_end && pos % 8 == 0 {
-                while pos + 8 <= region_end && bytes[pos as usize..pos as usize + 8] == [0; 8] {
-                    pos += 8;
-                }
-                if pos >= region_end || !starts_descriptor(&bytes[pos as usize..], config) {
-                    break;
-                }
-                w.reset_versions();
-                let t = tensor(
-                    &mut w,
-                    bytes,
-                    pos,
-                    region_end,
-                    alignment,
-                    k,
-                    format!("#{k}"),
-                    pos,
-                );
-                let Some(next) = t.end().checked_next_multiple_of(8) else {
-                    plan.tensors.push(t);
-                    break;
+        if plan.index.is_none() {
+            let at = skip_zero_words(bytes, pos.next_multiple_of(8), limit);
+            if at < limit {
+                let mut r = Cursor::new(&bytes[at as usize..limit as usize], at);
+                let end = match walk_index_section(&mut w, &mut r) {
+                    Ok(_) => r.offset(),
+                    Err(Stop) => limit,
                 };
-                let stuck = next <= pos;
-                plan.tensors.push(t);
-                if stuck {
-                    break;
-                }
-                pos = next;
-                k += 1;
+                plan.index = Some((at, end));
             }
         }
     }
     w.restore(declared);
     plan.tensors.sort_by_key(|t| t.descriptor);
     plan
+}
+
+/// The first offset from `pos` (a multiple of 8) that does not start a zero word, or `end`.
+fn skip_zero_words(bytes: &[u8], mut pos: u64, end: u64) -> u64 {
+    while pos + 8 <= end && bytes[pos as usize..pos as usize + 8] == [0; 8] {
+        pos += 8;
+    }
+    pos.min(end)
 }
 
 /// Locate one tensor: its descriptor at `d` (walked), and its buffers by arithmetic.
@@ -254,9 +304,11 @@ fn tensor<'a>(
                 .min(region_end);
             let sizes = v.buffer_table().buffers().iter().map(|b| b.byte_size());
             let spans = buffer_spans(end, alignment, sizes).unwrap_or_default();
+            // A buffer the region ends inside of is kept as far as it goes (a file cut short).
             let buffers = spans
                 .into_iter()
-                .take_while(|(_, e)| *e <= region_end)
+                .take_while(|(s, _)| *s < region_end)
+                .map(|(s, e)| (s, e.min(region_end)))
                 .collect();
             (end, buffers)
         }
@@ -333,7 +385,9 @@ fn show<'a>(w: &mut Walker<'a, '_>, bytes: &'a [u8], plan: &Plan) -> Result<(), 
         let from = w.covered();
         if *start > from {
             let why = match (&plan.arithmetic, p) {
-                (Some(why), Part::Trailer(_) | Part::Kv(..) | Part::Index(..)) if *start - from > 64 => {
+                (Some(why), Part::Trailer(_) | Part::Kv(..) | Part::Index(..))
+                    if *start - from > 64 =>
+                {
                     format!("padding, or parts not located: {why}")
                 }
                 _ => String::new(),
@@ -374,6 +428,15 @@ fn show<'a>(w: &mut Walker<'a, '_>, bytes: &'a [u8], plan: &Plan) -> Result<(), 
             })?,
         }
     }
+    if plan.arithmetic.is_some() && plan.trailer.is_none() {
+        // A file cut short: the zero words after its last part are padding.
+        let from = w.covered();
+        let zeros = bytes[from as usize..]
+            .iter()
+            .take_while(|b| **b == 0)
+            .count() as u64;
+        w.padding(from, from + zeros, "padding")?;
+    }
     Ok(())
 }
 
@@ -384,7 +447,7 @@ fn show_tensor<'a>(w: &mut Walker<'a, '_>, bytes: &'a [u8], t: &TensorPart) -> R
         &bytes[t.descriptor as usize..t.descriptor_end as usize],
         t.descriptor,
     );
-    if walk_root(w, &mut r, "descriptor").is_err() {
+    if walk_root(w, &mut r, DescriptorWalk::NAME).is_err() {
         if w.is_cut() {
             return Err(Stop);
         }
@@ -397,7 +460,13 @@ fn show_tensor<'a>(w: &mut Walker<'a, '_>, bytes: &'a [u8], t: &TensorPart) -> R
     for (k, (s, e)) in t.buffers.iter().enumerate() {
         let from = w.covered();
         w.padding(from, *s, "padding")?;
-        w.buffer(*s, *e, t.position, k as u32, Some(format!("{} bytes", e - s)))?;
+        w.buffer(
+            *s,
+            *e,
+            t.position,
+            k as u32,
+            Some(format!("{} bytes", e - s)),
+        )?;
     }
     w.close(t.end());
     Ok(())

@@ -28,6 +28,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod data;
 mod file;
 pub mod walk;
 
@@ -100,6 +101,11 @@ pub fn inspect(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Insp
     }
 }
 
+/// Inspect `bytes` as a file container, whatever its magic says.
+pub fn file(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspection {
+    file::inspect(bytes, config, sink)
+}
+
 /// Inspect a descriptor that spans exactly `bytes`.
 pub fn descriptor(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspection {
     let (error, warnings) = match crate::descriptor::read(bytes, config) {
@@ -111,7 +117,9 @@ pub fn descriptor(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> I
     let mut r = Cursor::new(bytes, 0);
     let walked = walk_root(&mut w, &mut r, "");
     let why = match walked {
-        Ok(_) => "after the descriptor: its descriptor_length ends before the input does".to_string(),
+        Ok(_) => {
+            "after the descriptor: its descriptor_length ends before the input does".to_string()
+        }
         Err(Stop) => w
             .take_stopped()
             .unwrap_or_else(|| "not interpreted: the walk stopped before".to_string()),

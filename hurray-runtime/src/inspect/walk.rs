@@ -168,7 +168,9 @@ pub enum Shown {
     /// UTF-8 text.
     Text(String),
     /// Bytes that are not UTF-8 where text belongs (shown by their bytes).
-    NotUtf8 { valid_up_to: usize },
+    NotUtf8 {
+        valid_up_to: usize,
+    },
     /// A byte string (shown by its bytes).
     Bytes,
 }
@@ -522,14 +524,21 @@ impl<'a, 's> Walker<'a, 's> {
             }
             if a.end > a.start {
                 a.note = Some(match a.note.take() {
-                    Some(n) => format!("{n}; its first {} byte(s) overlap an earlier part", self.covered - a.start),
-                    None => format!("its first {} byte(s) overlap an earlier part", self.covered - a.start),
+                    Some(n) => format!(
+                        "{n}; its first {} byte(s) overlap an earlier part",
+                        self.covered - a.start
+                    ),
+                    None => format!(
+                        "its first {} byte(s) overlap an earlier part",
+                        self.covered - a.start
+                    ),
                 });
                 a.start = self.covered;
             }
         }
         if let (Some(f), Verdict::Before) = (self.failing, self.verdict)
-            && (a.start <= f && f < a.end || a.start == f && a.end == f && f >= self.input_end())
+            && (a.start <= f && f < a.end
+                || a.start == f && a.end == f && (f >= self.input_end() || a.kind == Kind::Partial))
         {
             a.failing = true;
             self.verdict = Verdict::Marked(a.end.max(f));
@@ -948,28 +957,61 @@ impl<'a, 's> Walker<'a, 's> {
     }
 
     /// The payload of a dispatch value this reader does not know, bounded by a length
-    /// prefix: the rest of the cursor, opaque (RES-9).
+    /// prefix: the rest of the cursor, opaque (RES-9), as the field `name`. When the tag is
+    /// read inside the payload (`peek`: its offset in the payload, width, path and value),
+    /// the tag's bytes are shown as that field, the bytes around them opaque.
     pub fn opaque(
         &mut self,
         r: &mut Cursor<'a>,
+        name: &str,
         meta: &Meta,
         space: &'static str,
         tag: u32,
+        peek: Option<(u64, u64, &'static str, Shown)>,
     ) -> Result<(), Stop> {
-        let start = r.offset();
-        r.take_rest();
-        let mut a = self.annotation(
-            start,
-            r.offset(),
-            meta.name.to_string(),
-            meta,
-            Kind::Opaque,
-            Shown::Bytes,
-        );
-        a.note = Some(format!(
-            "{space} {tag:#04x} is unknown to this reader: its payload is opaque"
-        ));
-        self.emit(a)
+        let note = format!("{space} {tag:#04x} is unknown to this reader: its payload is opaque");
+        let chunk = |w: &mut Self, r: &mut Cursor<'a>, n: Option<u64>| -> Result<(), Stop> {
+            let start = r.offset();
+            match n {
+                Some(n) => {
+                    r.take(n.min(r.remaining() as u64));
+                }
+                None => {
+                    r.take_rest();
+                }
+            }
+            if r.offset() == start {
+                return Ok(());
+            }
+            let mut a = w.annotation(
+                start,
+                r.offset(),
+                name.to_string(),
+                meta,
+                Kind::Opaque,
+                Shown::Bytes,
+            );
+            a.note = Some(note.clone());
+            w.emit(a)
+        };
+        if let Some((at, width, path, value)) = peek
+            && (r.remaining() as u64) >= at.saturating_add(width)
+        {
+            chunk(self, r, Some(at))?;
+            let start = r.offset();
+            r.take(width);
+            let mut a = self.annotation(
+                start,
+                r.offset(),
+                format!("{name}.{path}"),
+                meta,
+                Kind::Field,
+                value,
+            );
+            a.title = "";
+            self.emit(a)?;
+        }
+        chunk(self, r, None)
     }
 
     /// Bytes a walk cannot interpret, from `start` to `end` (the rest of a part after a
@@ -1002,9 +1044,11 @@ impl<'a, 's> Walker<'a, 's> {
                     why
                 },
             );
+            // A rejection at the end of the input (it ends too soon) is held by the bytes
+            // that could not be interpreted before it.
             if let (Some(f), Verdict::Before) = (self.failing, self.verdict)
                 && a.start <= f
-                && f < a.end
+                && (f < a.end || f == end)
             {
                 a.failing = true;
                 self.verdict = Verdict::Marked(a.end);

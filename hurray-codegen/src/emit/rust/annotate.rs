@@ -153,7 +153,8 @@ fn structure(spec: &Spec, id: StructId) -> TokenStream {
         if optional {
             members.push(quote!(#local: Option<#ty>,));
             if by_ref {
-                accessors.push(quote!(#d pub fn #name(&self) -> Option<&#ty> { self.#local.as_ref() }));
+                accessors
+                    .push(quote!(#d pub fn #name(&self) -> Option<&#ty> { self.#local.as_ref() }));
             } else {
                 accessors.push(quote!(#d pub fn #name(&self) -> Option<#ty> { self.#local }));
             }
@@ -417,7 +418,9 @@ fn field(spec: &Spec, id: StructId, i: usize) -> TokenStream {
             let walk = walk_fn(spec, *t);
             let title = inner_struct.title.as_str();
             let a = args(here, inner_struct.shape.containment, &inner_struct.params);
-            let sized = s.shape.fields[i].sized_by.map(|sz| value_local(&s.fields[sz.field]));
+            let sized = s.shape.fields[i]
+                .sized_by
+                .map(|sz| value_local(&s.fields[sz.field]));
             let one = |label: TokenStream| -> TokenStream {
                 match &sized {
                     Some(pf) => quote!({
@@ -463,6 +466,20 @@ fn field(spec: &Spec, id: StructId, i: usize) -> TokenStream {
             let d = dispatch_shape(spec, *space);
             let a = args(here, d.containment, &d.params);
             let width = prim_type(spec.space(*space).width.prim());
+            let peeked = match on {
+                TagSource::Field(_) => quote!(None),
+                TagSource::Peek {
+                    path_in_variant, ..
+                } => {
+                    let off = spec
+                        .variants(*space)
+                        .first()
+                        .and_then(|v| spec.peek_offset(*v, path_in_variant, *space))
+                        .unwrap_or(0);
+                    let path = path_in_variant.join(".");
+                    quote!(Some((#off as u64, std::mem::size_of::<#width>() as u64, #path)))
+                }
+            };
             let tag = match on {
                 TagSource::Field(p) => {
                     let pf = spec.resolve(p);
@@ -486,14 +503,16 @@ fn field(spec: &Spec, id: StructId, i: usize) -> TokenStream {
                     }
                 }
             };
-            let sized = s.shape.fields[i].sized_by.map(|sz| value_local(&s.fields[sz.field]));
+            let sized = s.shape.fields[i]
+                .sized_by
+                .map(|sz| value_local(&s.fields[sz.field]));
             let one = |label: TokenStream| -> TokenStream {
                 match &sized {
                     Some(pf) => quote!({
                         let (mut __sub, __past) = w.sub(r, #pf as u64);
                         let __r = &mut __sub;
                         #tag
-                        #walk(w, __r, #label, __tag, &__m #a)?;
+                        #walk(w, __r, #label, __tag, &__m, #peeked #a)?;
                         if __past {
                             return Err(w.stop(format!("{} runs past the end of the input", #name)));
                         }
@@ -501,7 +520,7 @@ fn field(spec: &Spec, id: StructId, i: usize) -> TokenStream {
                     None => quote!({
                         let __r = &mut *r;
                         #tag
-                        #walk(w, __r, #label, __tag, &__m #a)?;
+                        #walk(w, __r, #label, __tag, &__m, #peeked #a)?;
                     }),
                 }
             };
@@ -592,18 +611,24 @@ fn dispatch(spec: &Spec, space: SpaceId) -> TokenStream {
         arms.push(quote!(crate::wire::TagClass::Private => #body,));
     }
     let unknown = if d.bound.is_some() {
-        quote!(w.opaque(r, meta, <super::tags::#ty as crate::wire::TagSpace>::NAME, tag))
+        quote!({
+            let peek = peek.map(|(at, width, path)| {
+                (at, width, path, crate::inspect::walk::tag_shown(crate::wire::TagValue::<super::tags::#ty>::from_raw(tag)))
+            });
+            w.opaque(r, name, meta, <super::tags::#ty as crate::wire::TagSpace>::NAME, tag, peek)
+        })
     } else {
         quote!(Err(w.stop(format!("{} {:#04x} is unknown to this reader: what it selects cannot be located", <super::tags::#ty as crate::wire::TagSpace>::NAME, tag))))
     };
     let doc_text = format!(
-        " Walk the structure a `{}` value selects, as the field `name`.",
+        " Walk the structure a `{}` value selects, as the field `name` (`peek`: where the tag lies \
+         inside the structure it selects — offset, width, path — when it is read there).",
         tag_space.name
     );
     quote! {
         #[doc = #doc_text]
         #[allow(unused_variables, clippy::too_many_arguments, unreachable_patterns)]
-        pub fn #fname<'a>(w: &mut Walker<'a, '_>, r: &mut Cursor<'a>, name: &str, tag: u32, meta: &Meta #params_decl) -> Result<(), Stop> {
+        pub fn #fname<'a>(w: &mut Walker<'a, '_>, r: &mut Cursor<'a>, name: &str, tag: u32, meta: &Meta, peek: Option<(u64, u64, &'static str)> #params_decl) -> Result<(), Stop> {
             let class = <super::tags::#ty as crate::wire::TagSpace>::classify(tag);
             // A value newer than the reader's version is unknown to it.
             let known_to_reader = match class {
