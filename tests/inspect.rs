@@ -307,3 +307,119 @@ fn every_rejecting_vector_is_labelled_up_to_its_failing_byte() {
 fn the_shared_conformance_vectors_are_labelled_byte_for_byte() {
     run(conformance());
 }
+
+/// The element type, shape and data seed of every tensor of a valid file's row whose data is
+/// one seeded buffer.
+fn seeded_tensors(file: &str) -> Vec<(String, String, u64, toml::Value)> {
+    let text = String::from_utf8(common::read(&root().join("tests/corpus/valid.toml"))).unwrap();
+    let rows: toml::Value = toml::from_str(&text).unwrap();
+    let row = rows["file"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"].as_str() == Some(file))
+        .unwrap_or_else(|| panic!("valid.toml has the file `{file}`"));
+    row["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| {
+            let data = t.get("data")?.as_array()?;
+            let seed = data.first()?.get("seed")?.as_integer()? as u64;
+            Some((
+                t["name"].as_str()?.to_string(),
+                t.get("element_type")?.as_str()?.to_string(),
+                seed,
+                t.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// What the oracle writes for element `k` of a seeded buffer of `t`, as `--data` shows it:
+/// floats k/2, integers k (their code, sign-extended, for packed types), complex (k/2, -k/2).
+fn expected(t: hurray_runtime::tags::ElementType, k: i64) -> Option<String> {
+    use hurray_runtime::tags::{ElementKind, ElementType, Packing};
+    let v = k as f64 * 0.5;
+    Some(match (t.kind(), t.packing()) {
+        (ElementKind::Float, Packing::None) => format!("{v:?}"),
+        (ElementKind::Complex, _) => format!("{v:?},{:?}", -v),
+        (ElementKind::Signed, Packing::None) => k.to_string(),
+        (ElementKind::Unsigned, Packing::None) => k.unsigned_abs().to_string(),
+        (ElementKind::Signed, Packing::LsbFirst) => {
+            let shift = 64 - t.bits();
+            (((k as u64) << shift) as i64 >> shift).to_string()
+        }
+        (ElementKind::Unsigned, Packing::LsbFirst) => {
+            ((k as u64) & ((1 << t.bits()) - 1)).to_string()
+        }
+        (ElementKind::Scale, _) if t == ElementType::Float8E8m0 => {
+            format!("{:?}", 2f64.powi(0x7C + k.rem_euclid(8) as i32 - 127))
+        }
+        _ => return None,
+    })
+}
+
+fn shown(v: &inspect::data::Values) -> Vec<String> {
+    use inspect::data::Values;
+    match v {
+        Values::Float(x) => x.iter().map(|v| format!("{v:?}")).collect(),
+        Values::Signed(x) => x.iter().map(|v| v.to_string()).collect(),
+        Values::Unsigned(x) => x.iter().map(|v| v.to_string()).collect(),
+        Values::Bool(x) => x.iter().map(|v| v.to_string()).collect(),
+        Values::Complex(x) => x.iter().map(|(r, i)| format!("{r:?},{i:?}")).collect(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn data_decodes_every_element_type_as_the_oracle_wrote_it() {
+    use hurray_runtime::TagSpace;
+    use hurray_runtime::tags::ElementType;
+    let bytes = common::read(&root().join("tests/corpus/valid/file-all-element-types.hrry"));
+    let f = hurray_runtime::file::read(&bytes, &ReaderConfig::new()).unwrap();
+    let mut checked = 0;
+    for (name, element_type, seed, _) in seeded_tensors("file-all-element-types") {
+        let t = ElementType::from_name(&element_type).unwrap();
+        let tensor = f.tensor(&name).unwrap().unwrap();
+        let buffers: Vec<&[u8]> = tensor.buffers().into_iter().map(|(_, b)| b).collect();
+        let d = inspect::data::element_data(&tensor.descriptor(), &buffers, 4096).unwrap();
+        assert_eq!((d.element_type, d.total), (t.name(), 15), "{name}");
+        let want: Option<Vec<String>> = common::oracle::ks(15, seed)
+            .into_iter()
+            .map(|k| expected(t, k))
+            .collect();
+        let Some(want) = want else {
+            continue;
+        };
+        assert_eq!(shown(&d.values), want, "{name}");
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} element types checked");
+}
+
+#[test]
+fn data_dequantizes_a_per_tensor_affine_tensor() {
+    let file = "file-composite-partition";
+    let bytes = common::read(&root().join(format!("tests/corpus/valid/{file}.hrry")));
+    let f = hurray_runtime::file::read(&bytes, &ReaderConfig::new()).unwrap();
+    let mut checked = 0;
+    for (name, _, seed, row) in seeded_tensors(file) {
+        let Some(q) = row.get("quantization") else {
+            continue;
+        };
+        let scale = q["scale"].as_float().unwrap();
+        let zero = q["zero_point"].as_integer().unwrap();
+        let tensor = f.tensor(&name).unwrap().unwrap();
+        let buffers: Vec<&[u8]> = tensor.buffers().into_iter().map(|(_, b)| b).collect();
+        let d = inspect::data::element_data(&tensor.descriptor(), &buffers, 4096).unwrap();
+        let n = d.total as usize;
+        let want: Vec<f64> = common::oracle::ks(n, seed)
+            .into_iter()
+            .map(|k| f64::from((scale * (k - zero) as f64) as f32))
+            .collect();
+        assert_eq!(d.dequantized.as_deref(), Some(want.as_slice()), "{name}");
+        checked += 1;
+    }
+    assert_eq!(checked, 1, "the file has one per-tensor quantized tensor");
+}
