@@ -180,7 +180,7 @@ fn plan(bytes: &[u8], config: &ReaderConfig, truncated: bool) -> Plan {
     let locates = |d: u64| {
         d >= HEADER_SIZE
             && d < region_end
-            && d % 8 == 0
+            && d.is_multiple_of(8)
             && starts_descriptor(&bytes[d as usize..region_end as usize], config)
     };
     let by_index = entries.is_some() && names.iter().all(|(d, _)| locates(*d));
@@ -209,7 +209,7 @@ fn plan(bytes: &[u8], config: &ReaderConfig, truncated: bool) -> Plan {
         });
         let mut pos = header.first_descriptor_offset();
         let mut k = 0u32;
-        while pos < region_end && pos % 8 == 0 {
+        while pos < region_end && pos.is_multiple_of(8) {
             pos = skip_zero_words(bytes, pos, region_end);
             if pos >= region_end || !starts_descriptor(&bytes[pos as usize..], config) {
                 break;

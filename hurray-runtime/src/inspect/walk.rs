@@ -296,6 +296,10 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// A flag set as a `flags_of` field shows it: its name, its allocated bits, and the name of
+/// each bit.
+pub type FlagSetNames = (&'static str, u64, fn(u32) -> Option<&'static str>);
+
 /// A little-endian scalar a walker reads.
 pub trait Scalar: Copy {
     const SIZE: usize;
@@ -739,7 +743,7 @@ impl<'a, 's> Walker<'a, 's> {
         &mut self,
         r: &mut Cursor<'a>,
         meta: &Meta,
-        set: Option<(&'static str, u64, fn(u32) -> Option<&'static str>)>,
+        set: Option<FlagSetNames>,
     ) -> Result<P, Stop> {
         let start = r.offset();
         let Some(b) = r.take(P::SIZE as u64) else {
