@@ -110,7 +110,7 @@ fn buffers<'a>(
         match mode {
             DataMode::Hex => {
                 for (k, b) in buffers.iter().enumerate() {
-                    out.insert((position, k as u32), BufferShown::Hex(*b));
+                    out.insert((position, k as u32), BufferShown::Hex(b));
                 }
             }
             DataMode::Values => {
