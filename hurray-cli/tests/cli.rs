@@ -136,7 +136,7 @@ fn inspect_data_shows_typed_values_and_hex() {
         .filter(|r| r["kind"] == "data")
         .collect();
     assert_eq!(data.len(), 2);
-    assert_eq!(data[0]["data"]["element_type"], "float32");
+    assert_eq!(data[0]["data"]["type"], "float32");
     assert_eq!(data[0]["data"]["values"].as_array().unwrap().len(), 4);
     let out = hurray(&["inspect", "--json", "--data=hex", file.to_str().unwrap()]);
     let j = json_of(&out);

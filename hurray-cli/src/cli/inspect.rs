@@ -382,7 +382,7 @@ fn to_json(
                     }
                     Some(BufferShown::Elements(d)) => {
                         o["data"] = json!({
-                            "element_type": d.element_type,
+                            "type": d.element_type,
                             "total": d.total,
                             "values": values_json(&d.values),
                             "dequantized": d.dequantized.as_ref().map(|x| J::Array(x.iter().map(|v| float_json(*v)).collect())),

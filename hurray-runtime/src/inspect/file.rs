@@ -6,8 +6,8 @@
 //! them (container.md §11.2): from `first_descriptor_offset`, each descriptor and its buffers
 //! by arithmetic, zero words skipped as padding.
 
+use super::root::{Input, Inspection, walk_root};
 use super::walk::{Cursor, Discard, Stop, Walker};
-use super::{Input, Inspection, walk_root};
 use crate::ctx::{ReaderConfig, Warning};
 use crate::file::{HEADER_SIZE, TRAILER_SIZE, buffer_spans, starts_descriptor};
 use crate::generated::annotate::{
@@ -67,7 +67,7 @@ fn section(offset: u64, length: u64, trailer_at: u64) -> Option<(u64, u64)> {
 pub(super) fn inspect(
     bytes: &[u8],
     config: &ReaderConfig,
-    sink: &mut dyn super::Sink,
+    sink: &mut dyn super::walk::Sink,
 ) -> Inspection {
     let (error, warnings): (_, Vec<Warning>) = match crate::file::read(bytes, config) {
         Ok(f) => (None, f.warnings()),
