@@ -1,7 +1,8 @@
 //! The emitters' contract on every spec that checks clean — the real one and every amendment
 //! fixture's: the Rust emitter's token stream parses (`emit::rust::format` panics on one that
 //! does not, so emitting is the test), the generated views never read again with a reader
-//! configuration of their own or drop an error, and the Markdown emitter renders every page.
+//! configuration of their own or drop an error, the Markdown emitter renders every page, and
+//! the Kaitai emitter describes every structure.
 
 mod common;
 
@@ -30,7 +31,7 @@ fn spec_trees() -> Vec<(String, PathBuf)> {
 }
 
 #[test]
-fn every_clean_spec_emits_rust_that_parses_and_markdown() {
+fn every_clean_spec_emits_rust_that_parses_markdown_and_kaitai() {
     let mut emitted = 0;
     for (name, tree) in spec_trees() {
         let loaded = hurray_codegen::load(&tree).expect("the tree reads");
@@ -48,6 +49,14 @@ fn every_clean_spec_emits_rust_that_parses_and_markdown() {
         }
         let pages = hurray_codegen::emit::markdown::pages(spec);
         assert!(pages.iter().all(|(_, text)| !text.is_empty()), "{name}");
+        let ksy = hurray_codegen::emit::kaitai::ksy(spec);
+        for s in &spec.structures {
+            assert!(
+                ksy.contains(&format!("\n  {}:\n", s.name)),
+                "{name}: the Kaitai description has no type `{}`",
+                s.name
+            );
+        }
         emitted += 1;
     }
     assert!(emitted > 1, "the real spec and at least one amendment emit");

@@ -200,6 +200,8 @@ pub struct Structure {
     #[serde(rename = "let", default)]
     pub bindings: BTreeMap<String, S<String>>,
     pub depth_limit: Option<S<DepthLimit>>,
+    /// Where a file reader finds the structure: `start` (offset 0) or `end` (its last bytes).
+    pub at: Option<S<String>>,
     #[serde(default)]
     pub rules: Vec<S<String>>,
     pub resolution: Option<S<toml::Value>>,
@@ -233,6 +235,9 @@ pub struct Field {
     /// For an integer field: the earlier tag field whose value's flag set gives its bits
     /// meaning (a scheme's flags in the shared quantization header).
     pub flags_of: Option<S<String>>,
+    /// For an unsigned integer field: the structure found at the absolute file offset the
+    /// field holds (0 locates nothing).
+    pub locates: Option<S<String>>,
     pub rule: Option<S<String>>,
     pub resolution: Option<S<toml::Value>>,
     pub title: Option<S<String>>,

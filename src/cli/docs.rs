@@ -4,22 +4,16 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use hurray_codegen::build::write_if_changed;
-use hurray_codegen::diag::{self, Format};
 use hurray_codegen::emit::markdown;
 
+use super::rules::load_clean;
+
 pub fn run(spec: &Path, out: &Path, check: bool) -> ExitCode {
-    let loaded = match hurray_codegen::load(spec) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: cannot read spec: {e}");
-            return ExitCode::from(2);
-        }
+    let loaded = match load_clean(spec) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let Some(model) = loaded.clean() else {
-        eprint!(
-            "{}",
-            diag::render(&loaded.sources, loaded.diags.items(), Format::Human)
-        );
         return ExitCode::from(1);
     };
     let mut stale = Vec::new();

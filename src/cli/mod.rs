@@ -15,14 +15,16 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod check;
 mod docs;
 mod explain;
+mod export;
 mod forward;
+mod generate;
 mod rules;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "hurray-spec",
     version,
-    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs",
+    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs, export it for other tools, show the runtime code it generates",
     after_help = "Data commands (decode, encode) are in the `hurray` binary; `hurray-spec decode …` runs it when it is installed beside this one or on PATH."
 )]
 struct Cli {
@@ -97,9 +99,50 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Generate code from spec/: `gen rust` is the runtime code `hurray-runtime`'s build
+    /// script generates, formatted, to review what an amendment changes in the Rust API.
+    Gen {
+        #[command(subcommand)]
+        target: GenTarget,
+    },
+    /// Export a description of the format for other tools (generated from spec/).
+    Export {
+        #[command(subcommand)]
+        format: ExportFormat,
+    },
     /// A command of the `hurray` binary (decode, encode): forwarded to it.
     #[command(external_subcommand)]
     Forward(Vec<OsString>),
+}
+
+#[derive(Debug, Subcommand)]
+enum GenTarget {
+    /// The runtime's Rust code (tag and rule enums, flags, every structure's view and owned
+    /// form): to standard output, or to DIR/hurray_generated.rs with --out.
+    Rust {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// Write DIR/hurray_generated.rs (only when it changed) instead of printing the code.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ExportFormat {
+    /// A Kaitai Struct description (hurray.ksy) of the descriptor and the file container:
+    /// Kaitai's compiler makes readers in a dozen languages from it, its Web IDE shows every
+    /// byte.
+    Kaitai {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// The directory hurray.ksy is written to.
+        #[arg(long, default_value = "docs/kaitai")]
+        out: PathBuf,
+        /// Fail if hurray.ksy differs instead of writing it.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 pub fn run() -> ExitCode {
@@ -122,6 +165,12 @@ pub fn run() -> ExitCode {
         Command::Rules { spec, json, check } => rules::run(&spec, json, check),
         Command::Explain { id, spec, json } => explain::run(&spec, &id, json),
         Command::Release { spec, label } => check::release(&spec, label.as_deref()),
+        Command::Gen {
+            target: GenTarget::Rust { spec, out },
+        } => generate::rust(&spec, out.as_deref()),
+        Command::Export {
+            format: ExportFormat::Kaitai { spec, out, check },
+        } => export::kaitai(&spec, &out, check),
         Command::Forward(args) => forward::run(&args),
     }
 }

@@ -1,6 +1,7 @@
 //! Emitters: pure functions from the model to text. They never fail and never touch the
 //! file system; `build` writes their output at the edge.
 
+pub mod kaitai;
 pub mod markdown;
 pub mod rust;
 

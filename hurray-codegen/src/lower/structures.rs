@@ -170,6 +170,7 @@ impl Lower<'_> {
                         self.rule_ref(file, &d.get_ref().rule),
                     )
                 });
+                let at = s0.at.as_ref().and_then(|a| self.word::<Anchor>(file, a));
                 out.push(Structure {
                     name: s0.name.get_ref().clone(),
                     title: s0.title.get_ref().clone(),
@@ -179,6 +180,7 @@ impl Lower<'_> {
                     params,
                     bindings: BTreeMap::new(),
                     depth_limit,
+                    at,
                     fields,
                     size: s0.size.as_ref().map(|s| Affine::constant(*s.get_ref())),
                     rules,
@@ -404,6 +406,10 @@ impl Lower<'_> {
             Some(of) => Some(self.flags_of(file, &ty, of, all, index)?),
             None => None,
         };
+        let locates = match &f.locates {
+            Some(target) => Some(self.locates(file, &ty, &count, target)?),
+            None => None,
+        };
         let rule = f.rule.as_ref().map(|r| self.rule_ref(file, r));
         if matches!(ty, FieldType::Utf8) && rule.is_none() {
             self.err(
@@ -452,6 +458,7 @@ impl Lower<'_> {
             checks,
             reserved,
             flags_of,
+            locates,
             rule,
             resolutions,
             note: f
@@ -526,6 +533,28 @@ impl Lower<'_> {
             return None;
         }
         tag
+    }
+
+    /// `locates = "<structure>"`: a single unsigned integer field holding the absolute file
+    /// offset of that structure.
+    fn locates(
+        &mut self,
+        file: FileId,
+        ty: &FieldType,
+        count: &Option<Count>,
+        target: &S<String>,
+    ) -> Option<StructId> {
+        let id = self.struct_ref(file, target)?;
+        if count.is_some() || !matches!(ty, FieldType::Prim(Prim::U32 | Prim::U64)) {
+            self.err(
+                &lints::BAD_VALUE,
+                span(file, target),
+                "`locates` applies to a single u32 or u64 field (an absolute file offset)",
+                "give the offset field the type u32 or u64, without a count",
+            );
+            return None;
+        }
+        Some(id)
     }
 
     fn condition(

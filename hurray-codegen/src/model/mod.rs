@@ -57,26 +57,39 @@ words! {
 
     /// What an element type's bits mean.
     pub enum ElementKind: "element kind" {
+        /// A floating-point number (IEEE or a microscaling format).
         Float = "float",
+        /// A two's-complement signed integer.
         Signed = "signed",
+        /// An unsigned integer.
         Unsigned = "unsigned",
+        /// A truth value.
         Bool = "bool",
+        /// A power-of-two scale (an exponent without mantissa).
         Scale = "scale",
+        /// A complex number: a real and an imaginary float.
         Complex = "complex",
     }
 
     /// How sub-byte elements share bytes.
     pub enum Packing: "packing" {
+        /// Whole bytes per element: nothing is packed.
         None = "none",
+        /// Several elements per byte, the first in the least significant bits.
         LsbFirst = "lsb_first",
+        /// Four elements in three bytes.
         Group4In3 = "group_4_in_3",
     }
 
     /// A layout's class.
     pub enum LayoutClass: "layout class" {
+        /// Every element stored, at an address the layout computes.
         Dense = "dense",
+        /// Only some elements stored, with their coordinates.
         Sparse = "sparse",
+        /// Elements reached through a block table (paged storage).
         Indirect = "indirect",
+        /// No storage of its own: a composite head, whose elements live in its member tensors.
         Virtual = "virtual",
     }
 
@@ -99,6 +112,14 @@ words! {
     /// What padding bytes hold.
     pub enum Padding: "padding rule" {
         Zero = "zero",
+    }
+
+    /// Where a file reader finds a structure without a pointer to it.
+    pub enum Anchor: "file anchor" {
+        /// At offset 0: the file starts with it.
+        Start = "start",
+        /// In the file's last bytes (a structure of constant size).
+        End = "end",
     }
 
     /// Whether a table check rejects or only warns.
@@ -839,6 +860,9 @@ pub struct Field {
     /// For an integer field: the earlier tag field (its index) whose value's flag set gives
     /// the field's bits their meaning (a scheme's flags in the shared quantization header).
     pub flags_of: Option<usize>,
+    /// For an unsigned integer field: the structure found at the absolute file offset the
+    /// field holds; an offset of 0 locates nothing (the part is absent).
+    pub locates: Option<StructId>,
     /// The rule an unknown tag or flag in this field breaks, when it differs from the space's.
     pub rule: Option<RuleId>,
     pub resolutions: Vec<ResolutionId>,
@@ -880,6 +904,8 @@ pub struct Structure {
     pub bindings: BTreeMap<String, FieldPath>,
     /// For a structure that contains itself: the nesting limit and the rule exceeding it breaks.
     pub depth_limit: Option<(u32, RuleId)>,
+    /// Where a file reader finds the structure when no field locates it (`at`).
+    pub at: Option<Anchor>,
     pub fields: Vec<Field>,
     /// Computed total size, when linear.
     pub size: Option<Affine>,

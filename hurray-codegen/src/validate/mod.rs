@@ -1,5 +1,5 @@
 //! Model validation: every check that needs the whole lowered model, including the amendment
-//! rules that judge one spec on its own (S1's range, S3, S4, S6: [`amendment`]). Each check
+//! rules that judge one spec on its own (S1's range, S3, S4, S6: `amendment`). Each check
 //! pushes its findings and carries on; nothing here stops at the first problem. The rules
 //! that compare the spec with its released history live in `amend`.
 
@@ -25,8 +25,47 @@ pub fn validate(spec: &Spec, diags: &mut Diagnostics) {
         structure(spec, s, diags);
     }
     recursion(spec, diags);
+    anchors(spec, diags);
     axes(spec, diags);
     draft(spec, diags);
+}
+
+/// A file has one start and one end: at most one structure per anchor, and the one at the end
+/// has a constant size (a reader finds it by counting back from the file's end).
+fn anchors(spec: &Spec, diags: &mut Diagnostics) {
+    for &anchor in Anchor::values() {
+        let at: Vec<&Structure> = spec
+            .structures
+            .iter()
+            .filter(|s| s.at == Some(anchor))
+            .collect();
+        for s in at.iter().skip(1) {
+            diags.report(
+                &lints::DUPLICATE_NAME,
+                Some(s.span),
+                format!(
+                    "`{}` and `{}` are both `at = \"{}\"`",
+                    at[0].name,
+                    s.name,
+                    anchor.word()
+                ),
+                "a file has one structure at its start and one at its end",
+            );
+        }
+    }
+    for s in &spec.structures {
+        if s.at == Some(Anchor::End) && s.const_size().is_none() {
+            diags.report(
+                &lints::BAD_VALUE,
+                Some(s.span),
+                format!(
+                    "`{}` is at the end of a file but has no constant size",
+                    s.name
+                ),
+                "only a structure of constant size can be found from the file's end",
+            );
+        }
+    }
 }
 
 fn ranges(space: &TagSpace, diags: &mut Diagnostics) {

@@ -23,9 +23,13 @@ use crate::wire::{TagClass, TagSpace};
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Values {
+    /// Floating-point values (scale types included).
     Float(Vec<f64>),
+    /// Signed integers.
     Signed(Vec<i64>),
+    /// Unsigned integers.
     Unsigned(Vec<u64>),
+    /// Booleans.
     Bool(Vec<bool>),
     /// Real and imaginary parts.
     Complex(Vec<(f64, f64)>),

@@ -48,6 +48,7 @@ impl Input {
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct Inspection {
+    /// What the input is.
     pub input: Input,
     /// The input's length in bytes.
     pub len: u64,

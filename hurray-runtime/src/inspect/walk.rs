@@ -75,7 +75,12 @@ pub enum Kind {
     Padding,
     /// A data buffer of a tensor (`tensor`: its index position; `buffer`: its buffer-table
     /// index).
-    Data { tensor: u32, buffer: u32 },
+    Data {
+        /// The tensor's index position.
+        tensor: u32,
+        /// The buffer's index in its buffer table.
+        buffer: u32,
+    },
     /// Bytes that were not interpreted: after the byte a rejection names, or that no part of
     /// the input locates.
     Unread,
@@ -148,27 +153,39 @@ impl TagStanding {
 pub enum Shown {
     /// Nothing to decode (a structure; padding; data, shown by its bytes).
     None,
+    /// An unsigned integer.
     Unsigned(u64),
+    /// A signed integer.
     Signed(i64),
+    /// A floating-point number.
     Float(f64),
     /// A tag: its raw value, its space, its name when allocated.
     Tag {
+        /// The raw value.
         raw: u32,
+        /// The tag space.
         space: &'static str,
+        /// The allocated value's name.
         name: Option<&'static str>,
+        /// Where the value falls in its space.
         standing: TagStanding,
     },
     /// Flags: the raw bits, the names of the set bits, and the set bits no name covers.
     Flags {
+        /// The raw bits.
         raw: u64,
+        /// The flag set.
         set: &'static str,
+        /// The names of the set bits.
         names: Vec<&'static str>,
+        /// The set bits no name covers.
         unknown: u64,
     },
     /// UTF-8 text.
     Text(String),
     /// Bytes that are not UTF-8 where text belongs (shown by their bytes).
     NotUtf8 {
+        /// How many leading bytes are valid UTF-8.
         valid_up_to: usize,
     },
     /// A byte string (shown by its bytes).
@@ -191,10 +208,13 @@ pub struct Annotation {
     pub name: String,
     /// The spec's title of the field or structure.
     pub title: &'static str,
+    /// What the range is.
     pub kind: Kind,
+    /// Its decoded value.
     pub value: Shown,
     /// The axis and version that defined the field.
     pub since: Option<(Axis, Version)>,
+    /// How the value was obtained.
     pub provenance: Provenance,
     /// A remark (`computed 0x1234abcd`, why bytes were not interpreted, …).
     pub note: Option<String>,
@@ -302,7 +322,9 @@ pub type FlagSetNames = (&'static str, u64, fn(u32) -> Option<&'static str>);
 
 /// A little-endian scalar a walker reads.
 pub trait Scalar: Copy {
+    /// Its size in bytes.
     const SIZE: usize;
+    /// Read it from the first `SIZE` little-endian bytes of `b`.
     fn from_le(b: &[u8]) -> Self;
     /// The value as shown.
     fn shown(self) -> Shown;
