@@ -142,6 +142,7 @@ pub mod ctx;
 pub mod descriptor;
 pub mod error;
 pub mod file;
+pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod limit;

@@ -11,6 +11,7 @@ mod decode;
 mod encode;
 mod exit;
 mod file;
+mod inspect;
 mod reader;
 mod strict_json;
 mod summary;
@@ -48,6 +49,22 @@ enum Command {
         /// in memory bounded by its largest descriptor and a chunk).
         file: PathBuf,
     },
+    /// Annotate every byte of a descriptor or a file: offset, bytes, structure path, field,
+    /// decoded value, the version that defined the field and its provenance (read, default,
+    /// skipped); a rejected input up to the failing byte, marked with the error.
+    Inspect {
+        /// Print the annotations as JSON (the shape is in the `hurray` README).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        reader: reader::ReaderArgs,
+        /// Show each tensor's element buffer as a typed array (dequantized where the scheme
+        /// keeps its parameters inline); `--data=hex` dumps every data buffer's bytes.
+        #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "values")]
+        data: Option<inspect::DataMode>,
+        /// The descriptor or file; `-` reads standard input.
+        file: PathBuf,
+    },
     /// Encode the JSON `decode --json` prints (a descriptor, or a file with its data) back to
     /// bytes, byte for byte.
     Encode {
@@ -80,6 +97,15 @@ pub fn run() -> ExitCode {
             file,
         } => match reader::config(&reader) {
             Ok(cfg) => decode::run(&file, kind, json, data_dir.as_deref(), &cfg),
+            Err(e) => exit::usage_error(e),
+        },
+        Command::Inspect {
+            json,
+            reader,
+            data,
+            file,
+        } => match reader::config(&reader) {
+            Ok(cfg) => inspect::run(&file, json, &cfg, data),
             Err(e) => exit::usage_error(e),
         },
         Command::Encode {

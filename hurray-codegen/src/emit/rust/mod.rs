@@ -2,9 +2,11 @@
 //! borrowed view and an owned form with encode/decode and reflection. Split by what it emits:
 //! `meta` (axes, rules, tags, flags, constants), `views` and their `parse` functions with
 //! the table `checks`, `owned` forms and their `values`, and the `variants` of
-//! dispatching spaces; `common` holds the names and token helpers they share. Every fact
+//! dispatching spaces, and the `annotate` walkers `hurray inspect` reports
+//! through; `common` holds the names and token helpers they share. Every fact
 //! comes from the model, shapes included (`model::shape`); nothing here analyses the spec.
 
+mod annotate;
 mod checks;
 mod common;
 mod meta;
@@ -37,6 +39,7 @@ pub fn tokens(spec: &Spec) -> TokenStream {
     let flags = meta::flags(spec);
     let consts = meta::consts(spec);
     let structures = structures(spec);
+    let annotate = annotate::walkers(spec);
     quote! {
         /// The version axes of the spec (the version registry).
         pub mod axes { #axes }
@@ -50,6 +53,9 @@ pub fn tokens(spec: &Spec) -> TokenStream {
         pub mod consts { #consts }
         /// Borrowed views and owned forms of every structure.
         pub mod structures { #structures }
+        /// The annotation walkers of every structure (`hurray inspect`).
+        #[allow(missing_docs)]
+        pub mod annotate { #annotate }
     }
 }
 

@@ -1,0 +1,79 @@
+//! What an inspection reports (the input's kind, the reader's verdict), and the walk of a
+//! descriptor's root that both the descriptor and the file walks share.
+
+use super::walk::{Cursor, Stop, Walker};
+use crate::ctx::{Ctx, ReaderConfig, Warning};
+use crate::error::Error;
+use crate::generated::annotate::{DescriptorWalk, walk_descriptor};
+use crate::generated::rules::Rule;
+use crate::structures::FileHeaderView;
+use crate::wire::Reader;
+
+/// What the input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Input {
+    /// A tensor descriptor (`HRRY`).
+    Descriptor,
+    /// A file container (`HRRYFILE`).
+    File,
+}
+
+impl Input {
+    /// The input's magic says what it is: a file's header magic, else a descriptor.
+    pub fn of(bytes: &[u8]) -> Input {
+        let mut head = [0u8; FileHeaderView::SIZE];
+        let n = bytes.len().min(head.len());
+        head[..n].copy_from_slice(&bytes[..n]);
+        let config = ReaderConfig::new();
+        let mut ctx = Ctx::new(&config);
+        match FileHeaderView::parse(&mut Reader::new(&head, 0, Rule::Len3), &mut ctx) {
+            Err(e) if e.rule() == Rule::F1 && e.offset() == FileHeaderView::OFFSET_MAGIC as u64 => {
+                Input::Descriptor
+            }
+            _ => Input::File,
+        }
+    }
+
+    /// `descriptor` or `file`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Input::Descriptor => DescriptorWalk::NAME,
+            Input::File => "file",
+        }
+    }
+}
+
+/// The outcome of an inspection: what the input is and the reader's verdict on it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Inspection {
+    /// What the input is.
+    pub input: Input,
+    /// The input's length in bytes.
+    pub len: u64,
+    /// The reader's rejection (the one `hurray decode` reports), when it rejects the input.
+    pub error: Option<Error>,
+    /// Findings of the reader that did not reject the input.
+    pub warnings: Vec<Warning>,
+}
+
+/// Walk a descriptor at the cursor as the structure `name` (empty: its fields' paths start
+/// at the walker's current path).
+pub(crate) fn walk_root<'a>(
+    w: &mut Walker<'a, '_>,
+    r: &mut Cursor<'a>,
+    name: &str,
+) -> Result<DescriptorWalk<'a>, Stop> {
+    let depth = w.depth();
+    let result = (|| {
+        w.open(r.offset(), name, DescriptorWalk::TITLE)?;
+        let d = walk_descriptor(w, r)?;
+        w.close(r.offset());
+        Ok(d)
+    })();
+    if result.is_err() {
+        w.close_to(depth);
+    }
+    result
+}
