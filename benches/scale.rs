@@ -68,7 +68,7 @@ fn descriptor_rows(c: &mut Criterion) {
     let config = ReaderConfig::new();
     // Issue #12's 61-byte descriptor: float32 [2, 2], row-major, one CPU buffer.
     let d = finalize(row_major(ElementType::Float32, &[2, 2])).unwrap();
-    let owned = desc::read(&d, &config).unwrap().view.owned();
+    let owned = desc::read(&d, &config).unwrap().view().owned();
     let mut g = c.benchmark_group("descriptor");
     g.bench_function("decode+validate/hurray", |b| {
         b.iter(|| black_box(desc::read(black_box(&d), &config).unwrap()))
@@ -84,7 +84,7 @@ fn descriptor_rows(c: &mut Criterion) {
         )
     });
     g.finish();
-    let (n, p, _) = heap(|| desc::read(&d, &config).unwrap().dereferenceable);
+    let (n, p, _) = heap(|| desc::read(&d, &config).unwrap().dereferenceable());
     record_heap("descriptor/decode+validate", n, p);
     let (n, p, _) = heap(|| owned.to_bytes().len());
     record_heap("descriptor/encode-bare", n, p);

@@ -6,6 +6,6 @@ fn main() {
     hurray_codegen::build::generate_runtime(
         std::path::Path::new(hurray_spec_tables::ROOT),
         hurray_spec_tables::FILES,
-        "hurray_generated.rs",
+        hurray_codegen::build::RUNTIME_FILE,
     );
 }

@@ -113,9 +113,12 @@ macro_rules! observe {
         } else {
             $rt::descriptor::read($bytes, config).map(|c| {
                 (
-                    $rt::contract::descriptor_value(&c.view.owned()),
-                    c.dereferenceable,
-                    c.warnings.iter().map(|w| w.rule.id().to_string()).collect(),
+                    $rt::contract::descriptor_value(&c.view().owned()),
+                    c.dereferenceable(),
+                    c.warnings()
+                        .iter()
+                        .map(|w| w.rule.id().to_string())
+                        .collect(),
                 )
             })
         };

@@ -29,7 +29,7 @@ fn descriptors_decode_to_their_manifest_entries() {
         let d = descriptor::read(&bytes, &ReaderConfig::new())
             .unwrap_or_else(|err| panic!("{}: {err:?}", path.display()));
         let x = &e["expect"];
-        let h = d.view.fixed_header();
+        let h = d.view().fixed_header();
         assert_eq!(
             u64::from(h.version_major()),
             x["version_major"].as_u64().unwrap(),
@@ -49,7 +49,7 @@ fn descriptors_decode_to_their_manifest_entries() {
             u64::from(h.layout_tag().raw()),
             x["layout_tag"].as_u64().unwrap()
         );
-        let shape: Vec<u64> = d.view.shape().iter().collect();
+        let shape: Vec<u64> = d.view().shape().iter().collect();
         let want: Vec<u64> = x["shape"]
             .as_array()
             .unwrap()
@@ -57,9 +57,9 @@ fn descriptors_decode_to_their_manifest_entries() {
             .map(|v| v.as_u64().unwrap())
             .collect();
         assert_eq!(shape, want);
-        assert_eq!(d.view.byte_offset(), x["byte_offset"].as_u64().unwrap());
+        assert_eq!(d.view().byte_offset(), x["byte_offset"].as_u64().unwrap());
         let sizes: Vec<u64> = d
-            .view
+            .view()
             .buffer_table()
             .buffers()
             .iter()
@@ -73,15 +73,18 @@ fn descriptors_decode_to_their_manifest_entries() {
             .collect();
         assert_eq!(sizes, want, "{}", path.display());
         assert_eq!(
-            d.view.quantization().is_some(),
+            d.view().quantization().is_some(),
             x["has_quantization"].as_bool().unwrap()
         );
-        assert_eq!(d.view.shard().is_some(), x["has_shard"].as_bool().unwrap());
+        assert_eq!(
+            d.view().shard().is_some(),
+            x["has_shard"].as_bool().unwrap()
+        );
         assert!(
-            d.warnings.is_empty(),
+            d.warnings().is_empty(),
             "{}: {:?}",
             path.display(),
-            d.warnings
+            d.warnings()
         );
     }
 }
@@ -132,13 +135,13 @@ fn the_file_decodes_to_its_manifest_entry() {
     assert_eq!(f.len(), want.len());
     for (t, w) in f.tensors().map(Result::unwrap).zip(want) {
         assert_eq!(t.name(), w["name"].as_str().unwrap());
-        let h = t.descriptor().view.fixed_header();
+        let h = t.descriptor().view().fixed_header();
         assert_eq!(h.type_tag().name(), w["element_type"].as_str());
         assert_eq!(
             u64::from(h.type_tag().raw()),
             w["element_type_tag"].as_u64().unwrap()
         );
-        let shape: Vec<u64> = t.descriptor().view.shape().iter().collect();
+        let shape: Vec<u64> = t.descriptor().view().shape().iter().collect();
         assert_eq!(
             shape,
             w["shape"]
@@ -192,7 +195,7 @@ fn the_file_reencodes_byte_for_byte_through_the_writer() {
     for i in f.write_order() {
         let t = f.tensor_at(i).unwrap();
         let bufs: Vec<&[u8]> = t.buffers().iter().map(|(_, b)| *b).collect();
-        w.add_tensor(t.name(), t.descriptor().view.bytes(), &bufs)
+        w.add_tensor(t.name(), t.descriptor().view().bytes(), &bufs)
             .unwrap();
     }
     let kv: Vec<KvEntry> = f

@@ -289,9 +289,9 @@ fn every_vector_decodes_to_its_expectation() {
             "descriptor" => {
                 let d = access::read_descriptor(&e.bytes, &e.cfg)
                     .unwrap_or_else(|err| panic!("{}: {err}", e.name));
-                assert!(d.warnings.is_empty(), "{}: {:?}", e.name, d.warnings);
-                let mut got = to_json(&contract::descriptor_value(&d.view.owned()));
-                if !d.dereferenceable {
+                assert!(d.warnings().is_empty(), "{}: {:?}", e.name, d.warnings());
+                let mut got = to_json(&contract::descriptor_value(&d.view().owned()));
+                if !d.dereferenceable() {
                     got.as_object_mut()
                         .unwrap()
                         .insert("dereferenceable".into(), J::Bool(false));
@@ -331,7 +331,7 @@ fn every_vector_reencodes_byte_for_byte() {
         if e.kind == "descriptor" {
             let d = access::read_descriptor(&e.bytes, &e.cfg).unwrap();
             assert!(
-                d.view.owned().to_bytes() == e.bytes,
+                d.view().owned().to_bytes() == e.bytes,
                 "{} does not re-encode",
                 e.name
             );
@@ -504,7 +504,7 @@ fn the_corpus_covers_the_spec() {
             s.descriptor(
                 &access::read_descriptor(&e.bytes, &e.cfg)
                     .unwrap()
-                    .view
+                    .view()
                     .owned(),
             );
             continue;
@@ -771,7 +771,7 @@ fn the_sheets_worked_examples_hold() {
     assert_eq!(b[93..93 + 24], payload[..], "quantization.md §4.2");
     let d = access::read_descriptor(b, &ReaderConfig::new()).unwrap();
     let sizes: Vec<u64> = d
-        .view
+        .view()
         .buffer_table()
         .buffers()
         .iter()

@@ -51,7 +51,7 @@ fn every_level_of_a_nested_tiling_is_the_one_the_parse_checked() {
     // The released build at its current version.
     let config = hurray_runtime::ReaderConfig::new();
     let d = hurray_runtime::descriptor::read(&bytes, &config).expect("depth 8 is accepted");
-    let released = levels_released(&d.view);
+    let released = levels_released(d.view());
     assert_eq!(
         released.iter().map(|l| l.0.clone()).collect::<Vec<_>>(),
         expected
@@ -68,9 +68,9 @@ fn every_level_of_a_nested_tiling_is_the_one_the_parse_checked() {
         "the reader is pinned below the build's current version"
     );
     let d = new::descriptor::read(&bytes, &pinned).expect("depth 8 is accepted");
-    assert_eq!(levels_newer(&d.view), released);
+    assert_eq!(levels_newer(d.view()), released);
     // The owned form carries every level too.
-    let mut owned = d.view.owned();
+    let mut owned = d.view().owned();
     let mut depth = 0;
     if let new::structures::LayoutVariant::Tiled(t) = &mut owned.layout_fields {
         let mut level = Some(&*t);

@@ -52,9 +52,9 @@ fn sta_6_a_statistic_out_of_its_range_is_a_warning() {
     let bytes = build::descriptor_bytes(&t, &ReaderConfig::new(), "STA-6");
     let read = access::read_descriptor(&bytes, &ReaderConfig::new()).expect("only a warning");
     assert!(
-        read.warnings.iter().any(|w| w.rule == Rule::Sta6),
+        read.warnings().iter().any(|w| w.rule == Rule::Sta6),
         "{:?}",
-        read.warnings
+        read.warnings()
     );
 }
 
@@ -67,7 +67,7 @@ fn sta_3_a_statistic_whose_mask_bit_is_clear_is_ignored_whatever_it_holds() {
     ));
     let bytes = build::descriptor_bytes(&t, &ReaderConfig::new(), "STA-3");
     let read = access::read_descriptor(&bytes, &ReaderConfig::new()).expect("accepted");
-    assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+    assert!(read.warnings().is_empty(), "{:?}", read.warnings());
 }
 
 #[test]

@@ -92,11 +92,11 @@ fn build_base(row: &toml::Table, lib: &Library, what: &str, checked: bool) -> Ba
             let c = access::read_descriptor(&bytes, &config)
                 .unwrap_or_else(|e| panic!("{what}: a base does not read back: {e:?}"));
             assert!(
-                c.warnings.is_empty(),
+                c.warnings().is_empty(),
                 "{what}: base warnings: {:?}",
-                c.warnings
+                c.warnings()
             );
-            assert!(c.dereferenceable, "{what}: a base is not dereferenceable");
+            assert!(c.dereferenceable(), "{what}: a base is not dereferenceable");
         }
         bytes
     };
@@ -630,7 +630,7 @@ fn checked_in_manifest() -> BTreeMap<String, J> {
 /// The first line `hurray decode` prints for a rejection (`the_cli_reports_code_and_offset`
 /// checks that it does).
 fn error_line(e: &hurray_runtime::Error) -> String {
-    format!("error[{}]: {e} (at byte {})", e.code(), e.offset())
+    e.to_string()
 }
 
 fn hex(bytes: &[u8]) -> String {

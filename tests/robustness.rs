@@ -70,9 +70,9 @@ fn decode_all(bytes: &[u8]) -> usize {
     PEAK.store(base, Ordering::Relaxed);
     for config in [ReaderConfig::new(), ReaderConfig::new().permissive(true)] {
         if let Ok(mut d) = descriptor::read(bytes, &config) {
-            let owned = d.view.owned();
+            let owned = d.view().owned();
             let _ = owned.to_bytes();
-            let n = d.view.buffer_table().buffers().len();
+            let n = d.view().buffer_table().buffers().len();
             let slices: Vec<&[u8]> = vec![bytes; n];
             let offsets = vec![0u64; n];
             let _ = descriptor::check_data(&mut d, &slices, &offsets, &config);

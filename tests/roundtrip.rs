@@ -43,8 +43,8 @@ proptest! {
     fn a_written_descriptor_reads_back_and_reencodes_byte_for_byte(d in dense()) {
         let bytes = finalize(d).expect("the writer accepts a dense descriptor");
         let c = descriptor::read(&bytes, &ReaderConfig::new()).expect("strict readers accept what the writer writes");
-        prop_assert!(c.warnings.is_empty() && c.dereferenceable);
-        let owned = c.view.owned();
+        prop_assert!(c.warnings().is_empty() && c.dereferenceable());
+        let owned = c.view().owned();
         prop_assert_eq!(&owned.to_bytes(), &bytes);
         let back = descriptor_from_value(&descriptor_value(&owned)).expect("the contract shape reads back");
         prop_assert_eq!(back.to_bytes(), bytes);
@@ -65,8 +65,8 @@ proptest! {
             let bytes = finalize(d.clone()).unwrap();
             let c = descriptor::read(&bytes, &ReaderConfig::new()).unwrap();
             // Zero bytes, except where zero is reserved (float8_e8m0, DAT-3): 2^0.
-            let fill = if c.view.fixed_header().type_tag().get() == Ok(ElementType::Float8E8m0) { 0x7F } else { 0 };
-            let data: Vec<Vec<u8>> = c.view.buffer_table().buffers().iter()
+            let fill = if c.view().fixed_header().type_tag().get() == Ok(ElementType::Float8E8m0) { 0x7F } else { 0 };
+            let data: Vec<Vec<u8>> = c.view().buffer_table().buffers().iter()
                 .map(|b| vec![fill; b.byte_size() as usize]).collect();
             let slices: Vec<&[u8]> = data.iter().map(|b| b.as_slice()).collect();
             if seeking {
@@ -99,7 +99,7 @@ proptest! {
         for i in f.write_order() {
             let t = f.tensor_at(i).unwrap();
             let bufs: Vec<&[u8]> = t.buffers().iter().map(|(_, b)| *b).collect();
-            again.add_tensor(t.name(), t.descriptor().view.bytes(), &bufs).unwrap();
+            again.add_tensor(t.name(), t.descriptor().view().bytes(), &bufs).unwrap();
         }
         let kv_back: Vec<KvEntry> = f.kv().map(|k| k.entries().iter().map(|e| e.owned()).collect()).unwrap_or_default();
         prop_assert_eq!(again.finish(&kv_back).unwrap(), bytes);

@@ -270,11 +270,11 @@ fn the_buffers_streamed_past_are_never_read_by_the_data_rules() {
                 let Ok((c, _)) = descriptor::read_prefix(&bytes[d..], d as u64, &cfg) else {
                     continue;
                 };
-                let facts = Facts::new(&c.view);
+                let facts = Facts::new(c.view());
                 let streamed = facts.type_tag != ElementType::Float8E8m0.value()
                     && !facts.params.iter().any(|p| p.index == 0);
                 let sizes = c
-                    .view
+                    .view()
                     .buffer_table()
                     .buffers()
                     .iter()
@@ -299,7 +299,7 @@ fn the_buffers_streamed_past_are_never_read_by_the_data_rules() {
                 let verdict = |s: &[&[u8]]| {
                     let (mut c, _) = descriptor::read_prefix(&bytes[d..], d as u64, &cfg).unwrap();
                     descriptor::check_data(&mut c, s, &offsets, &cfg)
-                        .map(|()| (c.warnings, c.dereferenceable))
+                        .map(|()| (c.warnings().to_vec(), c.dereferenceable()))
                 };
                 assert_eq!(
                     verdict(&slices),

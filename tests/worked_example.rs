@@ -58,7 +58,7 @@ fn new_mxfp<'a>(
     new::structures::QuantizationSectionView<'a>,
     new::structures::MxfpView<'a>,
 ) {
-    let q = c.view.quantization().expect("a quantization section");
+    let q = c.view().quantization().expect("a quantization section");
     match q.payload() {
         new::structures::SchemeVariantView::Mxfp(m) => (q, m),
         other => panic!("expected an MXFP payload, got {other:?}"),
@@ -136,7 +136,7 @@ fn bias_correction_step_3_the_released_runtime_reads_new_data_skipping_4_bytes()
     let bytes = new_descriptor(Some(0.25));
     let c = old::descriptor::read(&bytes, &old::ReaderConfig::new())
         .expect("CD2: a newer scheme minor is read for every field the reader defines");
-    let q = c.view.quantization().unwrap();
+    let q = c.view().quantization().unwrap();
     let old::structures::SchemeVariantView::Mxfp(m) = q.payload() else {
         panic!("expected MXFP");
     };
@@ -149,7 +149,7 @@ fn bias_correction_step_3_the_released_runtime_reads_new_data_skipping_4_bytes()
         &0.25f32.to_le_bytes()[..],
         "skipped through quantization_length"
     );
-    assert!(c.dereferenceable && c.warnings.is_empty());
+    assert!(c.dereferenceable() && c.warnings().is_empty());
     // Its JSON marks the skipped bytes, and encoding that JSON restores the exact bytes.
     let dir = scratch("worked-example-json");
     let path = dir.join("new.bin");
@@ -204,9 +204,9 @@ fn bias_correction_step_5_the_new_runtime_reads_old_data_with_the_default() {
         "the caller can tell the default from a value read (R4)"
     );
     assert_eq!(b.value(), 0.0);
-    assert!(c.dereferenceable && c.warnings.is_empty());
+    assert!(c.dereferenceable() && c.warnings().is_empty());
     // The owned form and the contract mark it too.
-    let v = new::contract::descriptor_value(&c.view.owned());
+    let v = new::contract::descriptor_value(&c.view().owned());
     let text = format!("{v:?}");
     assert!(
         text.contains("\"bias_correction\", Defaulted(Float(0.0))"),

@@ -40,7 +40,7 @@ fn w1_w2_the_writer_declares_the_lowest_version_that_covers_what_it_emits() {
     assert_eq!(version_of(&gated), (1, 1), "a 1.1 section: 1.1");
     let c = new::descriptor::read(&gated, &new::ReaderConfig::new()).unwrap();
     assert!(
-        c.view
+        c.view()
             .fixed_header()
             .flags()
             .has(new::flags::DescriptorFlags::HAS_CHECKSUM),
@@ -130,11 +130,17 @@ fn r3_a_deprecated_value_reads_as_its_original_meaning() {
             .unwrap(),
     ] {
         let c = new::descriptor::read(&bytes, &config).unwrap();
-        let tag = c.view.buffer_table().buffers().get(0).unwrap().device_tag();
+        let tag = c
+            .view()
+            .buffer_table()
+            .buffers()
+            .get(0)
+            .unwrap()
+            .device_tag();
         #[allow(deprecated)]
         let opencl = Device::Opencl;
         assert_eq!(tag.get(), Ok(opencl));
-        assert!(c.warnings.is_empty() && c.dereferenceable);
+        assert!(c.warnings().is_empty() && c.dereferenceable());
         assert_eq!(
             new::wire::TagSpace::replacement(opencl),
             Some(Device::LevelZero)
@@ -150,12 +156,12 @@ fn w4_an_appended_field_is_written_whole_whenever_its_version_is_declared() {
         new::writer::finalize(new::writer::row_major(ElementType::Float8E3m4, &[4])).unwrap();
     let c = new::descriptor::read(&bytes, &new::ReaderConfig::new()).unwrap();
     assert_eq!(
-        c.view.producer_id(),
+        c.view().producer_id(),
         Field::Read(0),
         "written, not defaulted"
     );
     assert_eq!(
-        c.view.fixed_header().descriptor_length() as usize,
+        c.view().fixed_header().descriptor_length() as usize,
         bytes.len()
     );
     let plain = new::writer::finalize(new::writer::row_major(ElementType::Float32, &[4])).unwrap();

@@ -140,9 +140,9 @@ macro_rules! descriptor_harness {
             within_budget(data.len(), "descriptor", || {
                 match descriptor::read_prefix(data, 0, config) {
                     Ok((mut d, len)) => {
-                        let owned = d.view.owned();
+                        let owned = d.view().owned();
                         let again = owned.to_bytes();
-                        if !config.is_permissive() && d.view.skipped().is_empty() {
+                        if !config.is_permissive() && d.view().skipped().is_empty() {
                             // A strict reader at a version it knows keeps nothing back.
                             assert_eq!(
                                 again,
@@ -154,7 +154,7 @@ macro_rules! descriptor_harness {
                         // The bytes after the descriptor are its buffers, in table order.
                         let rest = &data[len..];
                         let sizes: Vec<u64> = d
-                            .view
+                            .view()
                             .buffer_table()
                             .buffers()
                             .iter()
@@ -234,7 +234,7 @@ pub fn file(data: &[u8]) {
                         .expect("every indexed name is found");
                     assert_eq!(found.descriptor_offset(), t.descriptor_offset());
                     assert_eq!(found.index(), i);
-                    let _ = t.descriptor().view.owned();
+                    let _ = t.descriptor().view().owned();
                 }
                 if let Some(kv) = f.kv() {
                     for e in kv.entries() {
@@ -346,11 +346,11 @@ fn templates() -> &'static [Template] {
             .filter_map(|p| std::fs::read(p).ok())
             .filter_map(|bytes| {
                 let d = hurray_runtime::descriptor::read(&bytes, &config).ok()?;
-                let q = d.view.quantization()?;
+                let q = d.view().quantization()?;
                 let section = usize::try_from(q.offset()).ok()?;
                 let payload_len = q.bytes().len().checked_sub(4)?;
                 let buffer_sizes = d
-                    .view
+                    .view()
                     .buffer_table()
                     .buffers()
                     .iter()

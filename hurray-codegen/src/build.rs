@@ -19,6 +19,17 @@ pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
     Ok(true)
 }
 
+/// The file the runtime's build script writes under `OUT_DIR` (and `hurray-spec gen rust
+/// --out DIR` under `DIR`).
+pub const RUNTIME_FILE: &str = "hurray_generated.rs";
+
+/// The runtime code of a loaded spec, formatted: exactly what the build scripts write, and
+/// what `hurray-spec gen rust` prints. `None` when the spec has errors (`loaded.diags` says
+/// which).
+pub fn runtime_code(loaded: &crate::Loaded) -> Option<String> {
+    loaded.clean().map(crate::emit::rust::runtime)
+}
+
 /// For a build script: generate the runtime from a spec tree in memory (the tables
 /// `hurray-spec-tables` embeds: `(path relative to root, text)` pairs), fail the build with
 /// the rendered diagnostics if the spec has errors, and write the code to `$OUT_DIR/<file>`.
@@ -33,7 +44,9 @@ pub fn generate_runtime(root: &Path, files: &[(&str, &str)], file: &str) {
 
 /// For a build script: generate a runtime from a spec tree in memory with the overlay
 /// `edit_toml` applied (the second runtimes of the evolvability tests). The tree is written
-/// under `$OUT_DIR/overlay`, overlaid there, and checked against its release records.
+/// under `$OUT_DIR/overlay`, overlaid there, and checked against its release records. For this
+/// repository's second runtimes, not a public API.
+#[doc(hidden)]
 pub fn generate_runtime_with_overlay(
     root: &Path,
     files: &[(&str, &str)],
@@ -87,13 +100,12 @@ fn write_tree(dir: &Path, files: &[(&str, &str)]) -> std::io::Result<()> {
 
 /// Emit the runtime code of a loaded spec to `out`, or fail the build with its diagnostics.
 fn write_runtime(loaded: &crate::Loaded, what: &str, out: &Path) {
-    let Some(spec) = loaded.clean() else {
+    let Some(code) = runtime_code(loaded) else {
         let text = diag::render(&loaded.sources, loaded.diags.items(), Format::Human);
         panic!(
             "hurray-codegen: {what} has errors; run `cargo run --bin hurray-spec -- check`\n{text}"
         );
     };
-    let code = crate::emit::rust::runtime(spec);
     if let Err(e) = write_if_changed(out, &code) {
         panic!("hurray-codegen: cannot write {}: {e}", out.display());
     }

@@ -1,7 +1,7 @@
 //! `hurray-codegen`: loads the Hurray spec tables, validates them, checks amendments
 //! against the released history, and emits Rust code and Markdown tables.
 //!
-//! Phases: TOML ([`load`]) → raw serde mirror with spans ([`raw`]) → typed model
+//! Phases: TOML ([`load`](mod@load)) → raw serde mirror with spans ([`raw`]) → typed model
 //! ([`lower`], then [`layout`] and [`analysis`] fill in positions, sizes and shapes) → checks
 //! that collect every diagnostic ([`validate`]) → emitters that only read the model and cannot
 //! fail ([`emit`], with every text rendering in [`render`]). Writing files happens at the edge
@@ -20,6 +20,9 @@ pub mod lints;
 pub mod load;
 pub mod lower;
 pub mod model;
+/// Spec overlays of the amendment fixtures and the second runtimes of the evolvability
+/// tests: for this repository's tests, not a public API.
+#[doc(hidden)]
 pub mod overlay;
 pub mod raw;
 pub mod render;
@@ -66,7 +69,7 @@ pub fn load(dir: &Path) -> std::io::Result<Loaded> {
 /// Load, lower, lay out and validate a spec tree already in memory, such as the tables
 /// `hurray-spec-tables` embeds: `files` are `(path relative to root, text)` pairs, `root` the
 /// directory they came from (diagnostics name files under it). Release records and
-/// migrations among `files` are ignored, as [`load`] ignores them.
+/// migrations among `files` are ignored, as [`load()`] ignores them.
 pub fn load_files<'a>(
     root: impl AsRef<Path>,
     files: impl IntoIterator<Item = &'a (&'a str, &'a str)>,

@@ -74,7 +74,7 @@
 //!
 //! // A reader that agreed on 0xF3 reads it back.
 //! let read = descriptor::read(&bytes, &agreed).unwrap();
-//! let Some(SchemeVariantView::Private(_, p)) = read.view.quantization().map(|q| q.payload()) else { unreachable!() };
+//! let Some(SchemeVariantView::Private(_, p)) = read.view().quantization().map(|q| q.payload()) else { unreachable!() };
 //! let back = LutScheme::read(p.data(), Version::new(1, p.header().scheme_version()), LutScheme::latest()).unwrap();
 //! assert_eq!(back.value, lut);
 //!
@@ -85,7 +85,7 @@
 //! // A reader that does not know 0xF3 skips the section when permissive (and never
 //! // dereferences the data), and rejects it when strict.
 //! let skipped = descriptor::read(&bytes, &ReaderConfig::new().permissive(true)).unwrap();
-//! assert!(!skipped.dereferenceable);
+//! assert!(!skipped.dereferenceable());
 //! assert!(descriptor::read(&bytes, &ReaderConfig::new()).is_err());
 //! ```
 //!

@@ -43,8 +43,8 @@ fn a_reader_that_knows_the_scheme_reads_it() {
     let bytes = descriptor_with(&lut);
     let cfg = ReaderConfig::new().agree::<Scheme>(u32::from(TAG));
     let d = descriptor::read(&bytes, &cfg).unwrap();
-    assert!(d.dereferenceable);
-    let Some(SchemeVariantView::Private(tag, p)) = d.view.quantization().map(|q| q.payload())
+    assert!(d.dereferenceable());
+    let Some(SchemeVariantView::Private(tag, p)) = d.view().quantization().map(|q| q.payload())
     else {
         panic!("a private payload")
     };
@@ -66,10 +66,10 @@ fn a_reader_that_does_not_know_it_skips_or_rejects_it() {
     assert_eq!(strict.rule().id(), "QNT-2");
     let skipped = descriptor::read(&bytes, &ReaderConfig::new().permissive(true)).unwrap();
     assert!(
-        !skipped.dereferenceable,
+        !skipped.dereferenceable(),
         "an unknown scheme is never dereferenced (RES-9)"
     );
-    assert_eq!(skipped.view.shape().to_vec(), vec![4, 4]);
+    assert_eq!(skipped.view().shape().to_vec(), vec![4, 4]);
 }
 
 #[test]
@@ -81,7 +81,8 @@ fn a_version_1_scheme_is_written_when_the_bias_is_its_default() {
         bias: 0.0,
     });
     let d = descriptor::read(&bytes, &ReaderConfig::new().agree::<Scheme>(u32::from(TAG))).unwrap();
-    let Some(SchemeVariantView::Private(_, p)) = d.view.quantization().map(|q| q.payload()) else {
+    let Some(SchemeVariantView::Private(_, p)) = d.view().quantization().map(|q| q.payload())
+    else {
         panic!()
     };
     assert_eq!(p.header().scheme_version(), 1);

@@ -57,6 +57,7 @@ impl ReaderConfig {
         self
     }
 
+    /// Whether the reader runs in permissive mode (RES-8, RES-9).
     pub fn is_permissive(&self) -> bool {
         self.permissive
     }
@@ -124,10 +125,12 @@ impl ReaderConfig {
         self
     }
 
+    /// Whether the private value `raw` of the tag space named `space` was agreed out of band.
     pub fn is_agreed(&self, space: &str, raw: u32) -> bool {
         self.agreed.iter().any(|(s, v)| *s == space && *v == raw)
     }
 
+    /// Whether the private extension layout id `id` was agreed out of band (EX-1).
     pub fn is_extension_layout_agreed(&self, id: u64) -> bool {
         self.agreed_extension_layouts.contains(&id)
     }
@@ -138,6 +141,7 @@ impl ReaderConfig {
         self
     }
 
+    /// Whether the data arrived over a network transport (BH-10).
     pub fn is_network(&self) -> bool {
         self.network
     }
@@ -146,8 +150,11 @@ impl ReaderConfig {
 /// A finding that does not reject the input.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
+    /// The rule the finding concerns.
     pub rule: Rule,
+    /// Absolute byte offset of the field it concerns.
     pub offset: u64,
+    /// What was found, in one sentence.
     pub detail: String,
 }
 
@@ -164,9 +171,11 @@ impl fmt::Display for Warning {
     }
 }
 
-/// The state of one parse.
+/// The state of one parse. Internal: the generated parsers and the semantic layer share it.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct Ctx<'c> {
+    /// The reader's configuration.
     pub config: &'c ReaderConfig,
     data: Vec<Option<Version>>,
     warnings: Vec<Warning>,
@@ -174,6 +183,7 @@ pub struct Ctx<'c> {
 }
 
 impl<'c> Ctx<'c> {
+    /// A context for one parse under `config`.
     pub fn new(config: &'c ReaderConfig) -> Ctx<'c> {
         Ctx {
             config,
@@ -275,14 +285,17 @@ impl<'c> Ctx<'c> {
         self.dereferenceable = false;
     }
 
+    /// False once something was accepted without being understood.
     pub fn dereferenceable(&self) -> bool {
         self.dereferenceable
     }
 
+    /// The warnings collected so far.
     pub fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
 
+    /// Take the warnings collected so far.
     pub fn take_warnings(&mut self) -> Vec<Warning> {
         std::mem::take(&mut self.warnings)
     }

@@ -7,15 +7,37 @@ use crate::semantic::{self, Facts, data::Buffers};
 use crate::structures::DescriptorView;
 use crate::wire::Reader;
 
-/// A descriptor that passed every check the reader could apply.
+/// A descriptor that passed every check the reader could apply. Only the readers make one,
+/// so its fields are private: a `Checked` that says `dereferenceable` was checked to be.
 #[derive(Debug)]
 pub struct Checked<'a> {
-    pub view: DescriptorView<'a>,
+    pub(crate) view: DescriptorView<'a>,
+    pub(crate) warnings: Vec<Warning>,
+    pub(crate) dereferenceable: bool,
+}
+
+impl<'a> Checked<'a> {
+    /// The descriptor's view: every field as read, borrowed from the input.
+    pub fn view(&self) -> &DescriptorView<'a> {
+        &self.view
+    }
+
     /// Findings that did not reject the descriptor (permissive acceptances, statistics ranges).
-    pub warnings: Vec<Warning>,
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
     /// False when the tensor's data must not be dereferenced: something was accepted in
-    /// permissive mode without being understood (RES-8, RES-9), or a dimension is dynamic (RES-36).
-    pub dereferenceable: bool,
+    /// permissive mode without being understood (RES-8, RES-9), or a dimension is dynamic
+    /// (RES-36).
+    pub fn dereferenceable(&self) -> bool {
+        self.dereferenceable
+    }
+
+    /// The view, the warnings and the dereferenceable verdict, taken apart.
+    pub fn into_parts(self) -> (DescriptorView<'a>, Vec<Warning>, bool) {
+        (self.view, self.warnings, self.dereferenceable)
+    }
 }
 
 /// Read the descriptor at the start of `bytes` (absolute offset `base`), returning it and the

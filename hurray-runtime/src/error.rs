@@ -6,6 +6,19 @@ use std::fmt;
 use crate::generated::rules::Rule;
 
 /// A rejection: which rule, where, and what was found.
+///
+/// Its `Display` is the line `hurray decode` prints: the code, what was found, the rule, and
+/// the byte offset (`error[<code>]: <detail> (rule <id>: <text>) (at byte <offset>)`).
+///
+/// ```
+/// use hurray_runtime::{ReaderConfig, descriptor};
+///
+/// let error = descriptor::read(b"HRRX", &ReaderConfig::new()).unwrap_err();
+/// assert_eq!(error.offset(), 0);
+/// let line = error.to_string();
+/// assert!(line.starts_with(&format!("error[{}]: ", error.code())));
+/// assert!(line.ends_with("(at byte 0)"));
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct Error(Box<Inner>);
 
@@ -17,7 +30,9 @@ struct Inner {
 }
 
 impl Error {
-    /// A rejection of `rule` at absolute byte `offset`.
+    /// A rejection of `rule` at absolute byte `offset`. Only the runtime's readers, its
+    /// generated code and `#[derive(HurraySection)]`'s expansion make errors.
+    #[doc(hidden)]
     #[cold]
     pub fn new(rule: Rule, offset: u64, detail: impl Into<String>) -> Error {
         Error(Box::new(Inner {
@@ -58,10 +73,12 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} (rule {}: {})",
+            "error[{}]: {} (rule {}: {}) (at byte {})",
+            self.code(),
             self.0.detail,
             self.0.rule.id(),
-            self.0.rule.text()
+            self.0.rule.text(),
+            self.0.offset
         )
     }
 }

@@ -1121,6 +1121,7 @@ impl MappedFile {
         Ok(MappedFile { map })
     }
 
+    /// The mapped bytes.
     pub fn bytes(&self) -> &[u8] {
         &self.map
     }

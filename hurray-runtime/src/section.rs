@@ -117,6 +117,7 @@ pub trait Section: Sized {
 /// A section read from bytes, with what reading had to do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Decoded<T> {
+    /// The section as read (defaults filled in).
     pub value: T,
     /// Fields beyond the data's (or the reader's) version, set to their documented defaults (R4).
     pub defaulted: Vec<&'static str>,

@@ -102,14 +102,22 @@ pub enum SequentialError {
 impl fmt::Display for SequentialError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SequentialError::Invalid(e) => write!(f, "error[{}]: {e}", e.code()),
+            SequentialError::Invalid(e) => write!(f, "{e}"),
             SequentialError::Io(e) => write!(f, "I/O error: {e}"),
             SequentialError::Limit(what) => write!(f, "limit: {what}"),
         }
     }
 }
 
-impl std::error::Error for SequentialError {}
+impl std::error::Error for SequentialError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SequentialError::Invalid(e) => Some(e),
+            SequentialError::Io(e) => Some(e),
+            SequentialError::Limit(_) => None,
+        }
+    }
+}
 
 impl From<Error> for SequentialError {
     fn from(e: Error) -> Self {
@@ -140,9 +148,11 @@ impl SequentialTensor {
     pub fn position(&self) -> usize {
         self.position
     }
+    /// The absolute offset of its descriptor.
     pub fn descriptor_offset(&self) -> u64 {
         self.descriptor_offset
     }
+    /// The length of its descriptor in bytes.
     pub fn descriptor_length(&self) -> u32 {
         self.descriptor_length
     }

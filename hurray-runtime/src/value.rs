@@ -6,14 +6,23 @@ use std::fmt;
 /// A structure's fields by spec name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
+    /// No value (an absent optional field).
     Null,
+    /// A truth value.
     Bool(bool),
+    /// An unsigned integer.
     UInt(u64),
+    /// A signed integer.
     Int(i64),
+    /// A float.
     Float(f64),
+    /// A string (a name, or a tag by its name).
     Str(String),
+    /// Raw bytes.
     Bytes(Vec<u8>),
+    /// A sequence.
     Array(Vec<Value>),
+    /// A structure: its fields by spec name, in wire order.
     Object(Vec<(String, Value)>),
     /// A field appended after the data's (or the reader's) version: the documented default (R4).
     Defaulted(Box<Value>),
@@ -22,12 +31,14 @@ pub enum Value {
 }
 
 impl Value {
+    /// The member `key` of an object.
     pub fn get(&self, key: &str) -> Option<&Value> {
         match self {
             Value::Object(v) => v.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
     }
+    /// The value as an unsigned integer, if it is an integer that fits (a defaulted one included).
     pub fn as_u64(&self) -> Option<u64> {
         match self {
             Value::UInt(v) => Some(*v),
@@ -36,6 +47,7 @@ impl Value {
             _ => None,
         }
     }
+    /// The value as a signed integer, if it is an integer that fits (a defaulted one included).
     pub fn as_i64(&self) -> Option<i64> {
         match self {
             Value::Int(v) => Some(*v),
@@ -44,6 +56,7 @@ impl Value {
             _ => None,
         }
     }
+    /// The value as a float, if it is a number (a defaulted one included).
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Float(v) => Some(*v),
@@ -60,10 +73,12 @@ impl Value {
 pub struct ValueError {
     /// Dotted path of the offending field.
     pub path: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
 impl ValueError {
+    /// An error at the dotted `path`.
     pub fn new(path: &str, message: impl Into<String>) -> ValueError {
         ValueError {
             path: path.to_string(),
@@ -114,6 +129,7 @@ pub mod de {
         T::try_from(n).map_err(|_| ValueError::new(path, format!("{n} is out of range")))
     }
 
+    /// The value at `path` as an `f32`.
     pub fn f32(v: &Value, path: &str) -> Result<f32, ValueError> {
         match v {
             Value::Float(x) => Ok(*x as f32),
@@ -129,6 +145,7 @@ pub mod de {
         }
     }
 
+    /// The value at `path` as an `f64`.
     pub fn f64(v: &Value, path: &str) -> Result<f64, ValueError> {
         match v {
             Value::Str(s) => s
@@ -142,6 +159,7 @@ pub mod de {
         }
     }
 
+    /// The value at `path` as a tag of space `T`: its name or its raw number.
     pub fn tag<T: TagSpace>(v: &Value, path: &str) -> Result<TagValue<T>, ValueError> {
         match v {
             Value::Str(name) => T::from_name(name).map(TagValue::new).ok_or_else(|| {
@@ -151,6 +169,7 @@ pub mod de {
         }
     }
 
+    /// The value at `path` as bytes.
     pub fn bytes(v: &Value, path: &str) -> Result<Vec<u8>, ValueError> {
         match v {
             Value::Bytes(b) | Value::Skipped(b) => Ok(b.clone()),
@@ -166,6 +185,7 @@ pub mod de {
         }
     }
 
+    /// The value at `path` as a string.
     pub fn string(v: &Value, path: &str) -> Result<String, ValueError> {
         match v {
             Value::Str(s) => Ok(s.clone()),
@@ -173,6 +193,7 @@ pub mod de {
         }
     }
 
+    /// The value at `path` as an array.
     pub fn array<'v>(v: &'v Value, path: &str) -> Result<&'v [Value], ValueError> {
         match v {
             Value::Array(a) => Ok(a),

@@ -9,8 +9,18 @@ use crate::generated::axes::Axis;
 use crate::generated::rules::Rule;
 use crate::version::Version;
 
+/// Seals the traits only this crate implements (its generated code, for the tag spaces, flag
+/// sets and fixed views of the spec it was built from): a later spec adds implementations,
+/// never a downstream crate.
+pub(crate) mod sealed {
+    /// The supertrait that keeps [`TagSpace`](super::TagSpace), [`FlagSet`](super::FlagSet),
+    /// [`Scalar`](super::Scalar) and [`FixedView`](super::FixedView) closed.
+    pub trait Sealed {}
+}
+
 /// A fixed-size little-endian scalar.
-pub trait Scalar: Copy + fmt::Debug + PartialEq + 'static {
+pub trait Scalar: sealed::Sealed + Copy + fmt::Debug + PartialEq + 'static {
+    /// Bytes of one scalar.
     const SIZE: usize;
     /// Read from exactly `SIZE` bytes.
     fn from_le(b: &[u8]) -> Self;
@@ -22,6 +32,7 @@ pub trait Scalar: Copy + fmt::Debug + PartialEq + 'static {
 
 macro_rules! scalar {
     ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             #[inline]
@@ -66,22 +77,28 @@ impl<'a, T: Scalar> Array<'a, T> {
             _t: PhantomData,
         }
     }
+    /// The number of scalars.
     pub fn len(&self) -> usize {
         self.bytes.len() / T::SIZE
     }
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
+    /// The scalar at `i`, if there is one.
     pub fn get(&self, i: usize) -> Option<T> {
         (i < self.len()).then(|| read(self.bytes, i * T::SIZE))
     }
+    /// Every scalar, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = T> + 'a {
         let bytes = self.bytes;
         (0..bytes.len() / T::SIZE).map(move |i| read(bytes, i * T::SIZE))
     }
+    /// The bytes as they are on the wire.
     pub fn as_bytes(&self) -> &'a [u8] {
         self.bytes
     }
+    /// The scalars, copied.
     pub fn to_vec(&self) -> Vec<T> {
         self.iter().collect()
     }
@@ -97,16 +114,20 @@ impl<T: Scalar> fmt::Debug for Array<'_, T> {
 /// documented default because the data (or the reader) predates it (R4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Field<T> {
+    /// Read from the data.
     Read(T),
+    /// The documented default: the data or the reader predates the field.
     Defaulted(T),
 }
 
 impl<T: Copy> Field<T> {
+    /// The value, read or defaulted.
     pub fn value(self) -> T {
         match self {
             Field::Read(v) | Field::Defaulted(v) => v,
         }
     }
+    /// Whether the value is the documented default rather than read.
     pub fn is_defaulted(self) -> bool {
         matches!(self, Field::Defaulted(_))
     }
@@ -118,7 +139,10 @@ pub enum TagClass<T> {
     /// Allocated by the spec this build was generated from.
     Known(T),
     /// In a public range but not allocated (at this build's version).
-    UnallocatedPublic { tier: Option<u8> },
+    UnallocatedPublic {
+        /// The tier of its range, when the range has tiers.
+        tier: Option<u8>,
+    },
     /// In a range reserved for future versions.
     Reserved,
     /// In an implementation-private range.
@@ -130,8 +154,11 @@ pub enum TagClass<T> {
 /// A value that is not an allocated tag of its space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnknownTag {
+    /// The tag space's name.
     pub space: &'static str,
+    /// The raw value.
     pub value: u32,
+    /// Where it falls in the space.
     pub class: TagClass<()>,
 }
 
@@ -150,8 +177,8 @@ impl fmt::Display for UnknownTag {
 
 impl std::error::Error for UnknownTag {}
 
-/// A generated tag space.
-pub trait TagSpace: Copy + fmt::Debug + PartialEq + Eq + 'static {
+/// A generated tag space (sealed: only the generated tag enums implement it).
+pub trait TagSpace: sealed::Sealed + Copy + fmt::Debug + PartialEq + Eq + 'static {
     /// The space's name in the spec.
     const NAME: &'static str;
     /// Bytes of one value on the wire.
@@ -160,17 +187,27 @@ pub trait TagSpace: Copy + fmt::Debug + PartialEq + Eq + 'static {
     const AXIS: Axis;
     /// Rules broken by an invalid, an unknown public or reserved, and an unagreed private value.
     const REJECT_INVALID: Rule;
+    /// The rule an unknown public or reserved value breaks.
     const REJECT_UNKNOWN: Rule;
+    /// The rule a private value nobody agreed on breaks.
     const REJECT_PRIVATE: Rule;
     /// Every allocated value.
     const ALL: &'static [Self];
+    /// Where `raw` falls in the space.
     fn classify(raw: u32) -> TagClass<Self>;
+    /// The value on the wire.
     fn value(self) -> u32;
+    /// The value's name in the spec.
     fn name(self) -> &'static str;
+    /// What the value means (its title in the spec).
     fn title(self) -> &'static str;
+    /// The version that allocated it.
     fn since(self) -> Version;
+    /// The version that deprecated it, if any.
     fn deprecated_since(self) -> Option<Version>;
+    /// What replaces it, when deprecated with a replacement.
     fn replacement(self) -> Option<Self>;
+    /// The allocated value of that name.
     fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|t| t.name() == name)
     }
@@ -211,21 +248,26 @@ pub struct TagValue<T> {
 }
 
 impl<T: TagSpace> TagValue<T> {
+    /// A tag field holding `raw`, allocated or not.
     pub const fn from_raw(raw: u32) -> TagValue<T> {
         TagValue {
             raw,
             _t: PhantomData,
         }
     }
+    /// A tag field holding an allocated value.
     pub fn new(tag: T) -> TagValue<T> {
         TagValue::from_raw(tag.value())
     }
+    /// The raw value, whether or not this build allocates it.
     pub fn raw(self) -> u32 {
         self.raw
     }
+    /// The allocated value, or where the raw value falls when it is not one.
     pub fn get(self) -> Result<T, UnknownTag> {
         T::lookup(self.raw)
     }
+    /// Where the raw value falls in its space.
     pub fn class(self) -> TagClass<T> {
         T::classify(self.raw)
     }
@@ -250,15 +292,19 @@ impl<T: TagSpace> fmt::Debug for TagValue<T> {
     }
 }
 
-/// A generated flag set.
-pub trait FlagSet: Copy + fmt::Debug + PartialEq + Eq + 'static {
+/// A generated flag set (sealed: only the generated flag types implement it).
+pub trait FlagSet: sealed::Sealed + Copy + fmt::Debug + PartialEq + Eq + 'static {
+    /// The set's name in the spec.
     const NAME: &'static str;
+    /// The axis that versions its bits.
     const AXIS: Axis;
     /// Every allocated bit.
     const ALLOCATED: u64;
     /// The rule a set reserved bit breaks.
     const RULE: Rule;
+    /// The set holding `bits` (allocated or not).
     fn from_bits(bits: u64) -> Self;
+    /// Its bits.
     fn bits(self) -> u64;
     /// Bits allocated at or before `v`.
     fn known_at(v: Version) -> u64;
@@ -268,12 +314,15 @@ pub trait FlagSet: Copy + fmt::Debug + PartialEq + Eq + 'static {
     fn bit_since(bit: u32) -> Option<Version>;
     /// Bits deprecated with a non-deprecated equivalent (W3).
     fn deprecated_mask() -> u64;
+    /// Whether every bit of `other` is set.
     fn contains(self, other: Self) -> bool {
         self.bits() & other.bits() == other.bits()
     }
 }
 
-/// A bounds-checked cursor over part of the input. Offsets in errors are absolute.
+/// A bounds-checked cursor over part of the input. Offsets in errors are absolute. Internal:
+/// the generated parsers are written against it.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct Reader<'a> {
     bytes: &'a [u8],
@@ -297,9 +346,11 @@ impl<'a> Reader<'a> {
     pub fn offset(&self) -> u64 {
         self.base + self.pos as u64
     }
+    /// Bytes left to read.
     pub fn remaining(&self) -> usize {
         self.bytes.len() - self.pos
     }
+    /// The rule broken by reading past the end.
     pub fn bound(&self) -> Rule {
         self.bound
     }
@@ -366,9 +417,11 @@ impl<'a> Reader<'a> {
 }
 
 /// A view of a fixed-size structure that can be rebuilt from its bytes alone (all its fields
-/// sit at constant offsets).
-pub trait FixedView<'a>: Copy {
+/// sit at constant offsets). Sealed: only the generated views implement it.
+pub trait FixedView<'a>: sealed::Sealed + Copy {
+    /// Encoded size in bytes.
     const SIZE: usize;
+    /// The view of `bytes` (exactly `SIZE` of them), which sit at absolute `offset`.
     fn at(bytes: &'a [u8], offset: u64) -> Self;
 }
 
@@ -381,6 +434,7 @@ pub struct FixedSeq<'a, V> {
 }
 
 impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
+    /// A sequence over `bytes` (a whole number of structures) at absolute `offset`.
     pub fn new(bytes: &'a [u8], offset: u64) -> FixedSeq<'a, V> {
         FixedSeq {
             bytes,
@@ -388,12 +442,15 @@ impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
             _v: PhantomData,
         }
     }
+    /// The number of structures.
     pub fn len(&self) -> usize {
         self.bytes.len() / V::SIZE
     }
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
+    /// The structure at `i`, if there is one.
     pub fn get(&self, i: usize) -> Option<V> {
         (i < self.len()).then(|| {
             V::at(
@@ -402,6 +459,7 @@ impl<'a, V: FixedView<'a>> FixedSeq<'a, V> {
             )
         })
     }
+    /// Every structure, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = V> + 'a {
         let (bytes, offset) = (self.bytes, self.offset);
         (0..bytes.len() / V::SIZE).map(move |i| {

@@ -17,13 +17,14 @@ mod docs;
 mod explain;
 mod export;
 mod forward;
+mod generate;
 mod rules;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "hurray-spec",
     version,
-    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs, export it for other tools",
+    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs, export it for other tools, show the runtime code it generates",
     after_help = "Data commands (decode, encode) are in the `hurray` binary; `hurray-spec decode …` runs it when it is installed beside this one or on PATH."
 )]
 struct Cli {
@@ -98,6 +99,12 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Generate code from spec/: `gen rust` is the runtime code `hurray-runtime`'s build
+    /// script generates, formatted, to review what an amendment changes in the Rust API.
+    Gen {
+        #[command(subcommand)]
+        target: GenTarget,
+    },
     /// Export a description of the format for other tools (generated from spec/).
     Export {
         #[command(subcommand)]
@@ -106,6 +113,19 @@ enum Command {
     /// A command of the `hurray` binary (decode, encode): forwarded to it.
     #[command(external_subcommand)]
     Forward(Vec<OsString>),
+}
+
+#[derive(Debug, Subcommand)]
+enum GenTarget {
+    /// The runtime's Rust code (tag and rule enums, flags, every structure's view and owned
+    /// form): to standard output, or to DIR/hurray_generated.rs with --out.
+    Rust {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// Write DIR/hurray_generated.rs (only when it changed) instead of printing the code.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -145,6 +165,9 @@ pub fn run() -> ExitCode {
         Command::Rules { spec, json, check } => rules::run(&spec, json, check),
         Command::Explain { id, spec, json } => explain::run(&spec, &id, json),
         Command::Release { spec, label } => check::release(&spec, label.as_deref()),
+        Command::Gen {
+            target: GenTarget::Rust { spec, out },
+        } => generate::rust(&spec, out.as_deref()),
         Command::Export {
             format: ExportFormat::Kaitai { spec, out, check },
         } => export::kaitai(&spec, &out, check),

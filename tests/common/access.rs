@@ -91,9 +91,9 @@ pub fn decode_file(bytes: &[u8], config: &ReaderConfig) -> Result<DecodedFile, E
         tensors.push(DecodedTensor {
             name: t.name().to_string(),
             entry: t.entry().owned(),
-            descriptor: checked.view.owned(),
-            descriptor_bytes: checked.view.bytes().to_vec(),
-            dereferenceable: checked.dereferenceable,
+            descriptor: checked.view().owned(),
+            descriptor_bytes: checked.view().bytes().to_vec(),
+            dereferenceable: checked.dereferenceable(),
             data: t.data().to_vec(),
             buffers: t
                 .buffers()
@@ -144,8 +144,8 @@ pub fn outcome(is_file: bool, bytes: &[u8], config: &ReaderConfig) -> Result<Out
     } else {
         let d = read_descriptor(bytes, config)?;
         Ok(Outcome {
-            warnings: d.warnings,
-            dereferenceable: d.dereferenceable,
+            warnings: d.warnings().to_vec(),
+            dereferenceable: d.dereferenceable(),
         })
     }
 }

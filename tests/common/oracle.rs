@@ -28,6 +28,7 @@ pub fn elem_bytes(t: ElementType, n: u64) -> u64 {
         Packing::None => n * u64::from(t.bits() / 8),
         Packing::LsbFirst => n.div_ceil(u64::from(8 / t.bits())),
         Packing::Group4In3 => n.div_ceil(4) * 3,
+        other => panic!("the oracle has no size rule for packing {other:?}"),
     }
 }
 
@@ -150,6 +151,7 @@ pub fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
             }
             out
         }
+        other => panic!("the generator has no data rule for packing {other:?}"),
     };
     assert_eq!(out.len() as u64, elem_bytes(t, n as u64), "{}", t.name());
     out
@@ -351,6 +353,7 @@ pub fn layout_len(l: &LayoutVariant, rank: u64) -> u64 {
         LayoutVariant::BlockPaged(_) => 32,
         LayoutVariant::Composite(_) | LayoutVariant::Hilbert(_) => 8,
         LayoutVariant::Private(_, x) => 12 + x.extension_data.len() as u64,
+        other => panic!("the oracle has no length for layout {:#x}", other.tag()),
     }
 }
 
@@ -362,6 +365,7 @@ pub fn payload_len(p: &SchemeVariant) -> u64 {
         SchemeVariant::PerBlockAffine(_) => 24,
         SchemeVariant::Private(_, x) => 4 + x.data.len() as u64,
         SchemeVariant::Opaque(_, b) => b.len() as u64,
+        other => panic!("the oracle has no length for scheme {:#x}", other.tag()),
     }
 }
 
@@ -428,5 +432,6 @@ pub fn kv_payload_len(v: &KvValueVariant) -> u64 {
         KvValueVariant::Int64(_) | KvValueVariant::Uint64(_) | KvValueVariant::Float64(_) => 8,
         KvValueVariant::Bool(_) => 1,
         KvValueVariant::Array(a) => 5 + a.elements.iter().map(kv_payload_len).sum::<u64>(),
+        other => panic!("the oracle has no length for KV value {:#x}", other.tag()),
     }
 }

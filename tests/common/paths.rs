@@ -346,6 +346,7 @@ impl<'r, 'a> Resolver<'r, 'a> {
                 SchemeVariantView::Mxfp(v) => v.bytes().len(),
                 SchemeVariantView::Private(_, v) => v.bytes().len(),
                 SchemeVariantView::Opaque(_, b) => b.len(),
+                other => panic!("no length for scheme {:#x}", other.tag()),
             },
             Node::Shard(v) => v.bytes().len(),
             Node::Statistics(v) => v.bytes().len(),
@@ -869,6 +870,7 @@ fn payload_child<'a>(p: &SchemeVariantView<'a>, name: &str) -> Result<Node<'a>, 
             }
         }
         SchemeVariantView::Opaque(..) => none(),
+        _ => none(),
     }
 }
 

@@ -23,7 +23,8 @@ fn the_spec_linked_section_reads_the_runtimes_mxfp_payload() {
     )));
     let bytes = writer::finalize(d).expect("a valid MXFP descriptor");
     let read = descriptor::read(&bytes, &ReaderConfig::new()).expect("it reads back");
-    let Some(SchemeVariantView::Mxfp(view)) = read.view.quantization().map(|q| q.payload()) else {
+    let Some(SchemeVariantView::Mxfp(view)) = read.view().quantization().map(|q| q.payload())
+    else {
         panic!("an MXFP payload");
     };
     let version = Version::new(1, view.header().scheme_version());
@@ -65,7 +66,7 @@ fn the_private_scheme_round_trips_and_old_readers_see_the_default() {
     let bytes = writer::finalize_with(d, &agreed).expect("a valid descriptor");
 
     let read = descriptor::read(&bytes, &agreed).expect("an agreeing reader reads it");
-    let Some(SchemeVariantView::Private(_, p)) = read.view.quantization().map(|q| q.payload())
+    let Some(SchemeVariantView::Private(_, p)) = read.view().quantization().map(|q| q.payload())
     else {
         panic!("a private payload");
     };

@@ -76,15 +76,21 @@ fn stdin(json_out: bool, cfg: &ReaderConfig) -> ExitCode {
 fn descriptor(bytes: &[u8], json_out: bool, cfg: &ReaderConfig) -> ExitCode {
     match descriptor::read(bytes, cfg) {
         Ok(d) => {
-            let owned = d.view.owned();
+            let owned = d.view().owned();
             let value = contract::descriptor_value(&owned);
             if json_out {
-                let j = descriptor_json(&value, &d.warnings, d.dereferenceable);
+                let j = descriptor_json(&value, d.warnings(), d.dereferenceable());
                 outln!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
             } else {
                 out!(
                     "{}",
-                    super::summary::descriptor(&owned, &value, &d.warnings, d.dereferenceable, 0)
+                    super::summary::descriptor(
+                        &owned,
+                        &value,
+                        d.warnings(),
+                        d.dereferenceable(),
+                        0
+                    )
                 );
             }
             ExitCode::SUCCESS

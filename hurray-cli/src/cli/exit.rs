@@ -7,7 +7,8 @@ use hurray_runtime::Error;
 
 /// Print a rejection as the CLI contract says and return exit code 1.
 pub fn rejected(e: &Error) -> ExitCode {
-    eprintln!("error[{}]: {} (at byte {})", e.code(), e, e.offset());
+    // The error's Display is the contract's line: `error[<code>]: <message> (at byte <offset>)`.
+    eprintln!("{e}");
     ExitCode::from(1)
 }
 

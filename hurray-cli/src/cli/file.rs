@@ -154,7 +154,7 @@ fn show(f: &FileView<'_>, json: bool) -> Result<(), hurray_runtime::Error> {
             f.release_pages();
         }
         let checked = t.descriptor();
-        let owned = checked.view.owned();
+        let owned = checked.view().owned();
         let dv = contract::descriptor_value(&owned);
         outln!(
             "tensor `{}`: descriptor at {}, data {} bytes at {}",
@@ -165,7 +165,7 @@ fn show(f: &FileView<'_>, json: bool) -> Result<(), hurray_runtime::Error> {
         );
         out!(
             "{}",
-            super::summary::descriptor(&owned, &dv, &[], checked.dereferenceable, 2)
+            super::summary::descriptor(&owned, &dv, &[], checked.dereferenceable(), 2)
         );
     }
     if let Some(kv) = f.kv() {

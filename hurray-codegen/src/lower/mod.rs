@@ -3,9 +3,9 @@
 //! and the spaces the tools rely on bound to their roles. Problems are collected, never fatal
 //! one by one; a spec with lowering errors is not returned.
 //!
-//! The parts, in the order they run: [`names`] (every name to its id), [`spec_file`] (status,
-//! roles, axes), [`rules`], [`flags`], [`spaces`] with each role's [`attributes`], then
-//! [`structures`] and the references that need every structure's fields. [`context`] holds
+//! The parts, in the order they run: `names` (every name to its id), `spec_file` (status,
+//! roles, axes), `rules`, `flags`, `spaces` with each role's `attributes`, then
+//! `structures` and the references that need every structure's fields. `context` holds
 //! what they share: references, words, versions.
 
 mod attributes;

@@ -57,26 +57,39 @@ words! {
 
     /// What an element type's bits mean.
     pub enum ElementKind: "element kind" {
+        /// A floating-point number (IEEE or a microscaling format).
         Float = "float",
+        /// A two's-complement signed integer.
         Signed = "signed",
+        /// An unsigned integer.
         Unsigned = "unsigned",
+        /// A truth value.
         Bool = "bool",
+        /// A power-of-two scale (an exponent without mantissa).
         Scale = "scale",
+        /// A complex number: a real and an imaginary float.
         Complex = "complex",
     }
 
     /// How sub-byte elements share bytes.
     pub enum Packing: "packing" {
+        /// Whole bytes per element: nothing is packed.
         None = "none",
+        /// Several elements per byte, the first in the least significant bits.
         LsbFirst = "lsb_first",
+        /// Four elements in three bytes.
         Group4In3 = "group_4_in_3",
     }
 
     /// A layout's class.
     pub enum LayoutClass: "layout class" {
+        /// Every element stored, at an address the layout computes.
         Dense = "dense",
+        /// Only some elements stored, with their coordinates.
         Sparse = "sparse",
+        /// Elements reached through a block table (paged storage).
         Indirect = "indirect",
+        /// No storage of its own: a composite head, whose elements live in its member tensors.
         Virtual = "virtual",
     }
 

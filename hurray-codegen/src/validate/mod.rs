@@ -1,5 +1,5 @@
 //! Model validation: every check that needs the whole lowered model, including the amendment
-//! rules that judge one spec on its own (S1's range, S3, S4, S6: [`amendment`]). Each check
+//! rules that judge one spec on its own (S1's range, S3, S4, S6: `amendment`). Each check
 //! pushes its findings and carries on; nothing here stops at the first problem. The rules
 //! that compare the spec with its released history live in `amend`.
 

@@ -18,7 +18,9 @@ use crate::wire::{TagClass, TagSpace};
 /// positions for a random-access file, walk positions for a sequential read).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Composite {
+    /// The position of the head tensor in the index.
     pub head: usize,
+    /// The positions of its members in the index, in member order.
     pub members: Vec<usize>,
     /// False for a torn composite accepted in permissive mode (F12): never present it as complete.
     pub complete: bool,

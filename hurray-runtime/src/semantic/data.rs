@@ -16,7 +16,9 @@ use crate::wire::{Array, TagClass, TagSpace};
 /// The bytes of every buffer of one tensor, with their absolute offsets.
 #[derive(Clone, Copy, Debug)]
 pub struct Buffers<'d> {
+    /// Each buffer's bytes, in buffer-table order.
     pub slices: &'d [&'d [u8]],
+    /// Each buffer's absolute offset, for errors.
     pub offsets: &'d [u64],
 }
 

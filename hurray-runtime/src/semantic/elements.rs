@@ -12,7 +12,10 @@ pub enum ElementSize {
     /// Whole bytes per element.
     Bytes(u64),
     /// 1, 2 or 4 bits, `8 / bits` elements per byte, LSB first.
-    Packed { bits: u32 },
+    Packed {
+        /// Bits per element.
+        bits: u32,
+    },
     /// 6-bit types: 4 elements in 3 bytes (RES-10).
     Group6,
 }

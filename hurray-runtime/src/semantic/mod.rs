@@ -24,6 +24,7 @@ use size::Size;
 /// The layout of a descriptor as the semantic layer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LayoutKind {
+    /// A layout this build knows.
     Known(Layout),
     /// An implementation-private extension layout (0xF0–0xFE).
     Private(u32),
@@ -32,9 +33,11 @@ pub enum LayoutKind {
 /// A parameter buffer a quantization scheme references.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Param {
+    /// Which parameter of the scheme the buffer holds.
     pub parameter: SchemeParameter,
     /// The parameter's name in the spec (`parameter.name()`).
     pub name: &'static str,
+    /// The buffer's index in the buffer table.
     pub index: u64,
     /// Absolute offset of the index field, for errors.
     pub at: u64,
@@ -43,23 +46,32 @@ pub struct Param {
 /// What the checks need to know about a descriptor, computed once.
 #[derive(Debug)]
 pub struct Facts<'v, 'a> {
+    /// The descriptor.
     pub v: &'v DescriptorView<'a>,
+    /// Its rank.
     pub rank: u64,
+    /// Its shape, one extent per dimension.
     pub shape: Vec<u64>,
     /// Element count, checked; `None` when a dimension is dynamic (SHP-3, RES-36).
     pub count: Option<Size>,
     /// How elements occupy bytes; `None` for a type this reader cannot size.
     pub elem: Option<ElementSize>,
+    /// The raw element type tag.
     pub type_tag: u32,
+    /// Its layout.
     pub layout: LayoutKind,
+    /// Its descriptor flags.
     pub flags: DescriptorFlags,
+    /// Its buffer table's handles.
     pub buffers: FixedSeq<'a, BufferHandleView<'a>>,
     /// The known scheme of a quantized descriptor.
     pub scheme: Option<Scheme>,
+    /// The parameter buffers its quantization scheme references.
     pub params: Vec<Param>,
 }
 
 impl<'v, 'a> Facts<'v, 'a> {
+    /// Compute the facts of a parsed descriptor.
     pub fn new(v: &'v DescriptorView<'a>) -> Facts<'v, 'a> {
         let h = v.fixed_header();
         let shape: Vec<u64> = v.shape().iter().collect();

@@ -23,9 +23,12 @@ pub struct Size(Option<u128>);
 impl Size {
     /// A quantity too large to compute: larger than any buffer.
     pub const OVER: Size = Size(None);
+    /// Zero.
     pub const ZERO: Size = Size(Some(0));
+    /// One.
     pub const ONE: Size = Size(Some(1));
 
+    /// An exact quantity.
     pub fn new(n: impl Into<u128>) -> Size {
         Size(Some(n.into()))
     }
@@ -49,14 +52,17 @@ impl Size {
         self.0
     }
 
+    /// Whether the quantity overflowed (is larger than any buffer).
     pub fn is_over(self) -> bool {
         self.0.is_none()
     }
 
+    /// Whether the quantity is exactly zero.
     pub fn is_zero(self) -> bool {
         self.0 == Some(0)
     }
 
+    /// The sum, `OVER` when either term is or the sum overflows.
     pub fn plus(self, k: impl Into<Size>) -> Size {
         match (self.0, k.into().0) {
             (Some(a), Some(b)) => Size(a.checked_add(b)),
@@ -64,6 +70,7 @@ impl Size {
         }
     }
 
+    /// The product: zero when either factor is zero, else `OVER` when either is or the product overflows.
     pub fn times(self, k: impl Into<Size>) -> Size {
         match (self.0, k.into().0) {
             (Some(0), _) | (_, Some(0)) => Size::ZERO,

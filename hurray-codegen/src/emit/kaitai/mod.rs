@@ -11,8 +11,8 @@
 //! absolute offset; the structures `at` a file's start and end are the file type's header
 //! and trailer. Table checks become `contents` and `valid`; warnings, and every rule the
 //! runtime's semantic layer enforces, are named in `doc` only. Everything here reads the
-//! model (names through [`names`], expressions through [`expr`]); the YAML is written by
-//! [`yaml`].
+//! model (names through `names`, expressions through `expr`); the YAML is written by
+//! `yaml`.
 
 mod expr;
 mod names;

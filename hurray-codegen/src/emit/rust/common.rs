@@ -79,13 +79,40 @@ pub fn lit_usize(n: u64) -> Literal {
     Literal::usize_unsuffixed(n as usize)
 }
 
+/// A field's documentation: its `title` in the spec, or, for a field without one, what the
+/// table says of it (its name and structure).
+pub fn field_doc(s: &Structure, f: &Field) -> String {
+    if f.title.is_empty() {
+        format!("The `{}` field of `{}` ({}).", f.name, s.name, s.title)
+    } else {
+        f.title.clone()
+    }
+}
+
+/// A `#[doc]` attribute of spec text (a title, a rule's text), nothing for an empty text.
 pub fn doc(s: &str) -> TokenStream {
     if s.is_empty() {
         quote!()
     } else {
-        let s = format!(" {s}");
+        let s = format!(" {}", doc_escape(s));
         quote!(#[doc = #s])
     }
+}
+
+/// Spec text as rustdoc Markdown reads it literally: outside code spans, brackets (`[k]`,
+/// `[0, 1]`) would be taken for intra-doc links and angle brackets for HTML tags.
+pub fn doc_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_code = false;
+    for c in s.chars() {
+        if c == '`' {
+            in_code = !in_code;
+        } else if !in_code && matches!(c, '[' | ']' | '<' | '>') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A literal of a primitive type.
@@ -307,5 +334,17 @@ pub fn default_tokens(spec: &Spec, s: &Structure, f: &Field, owned_self: bool) -
             }
         }
         None => wrap_scalar(spec, &f.ty, prim_lit(prim, &Lit::Int(0))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_escape;
+
+    #[test]
+    fn doc_escape_keeps_brackets_literal_outside_code_spans() {
+        assert_eq!(doc_escape("shape[k] in [0, 1]"), r"shape\[k\] in \[0, 1\]");
+        assert_eq!(doc_escape("a Vec<u8>"), r"a Vec\<u8\>");
+        assert_eq!(doc_escape("`shape[k]` and [k]"), r"`shape[k]` and \[k\]");
     }
 }

@@ -78,9 +78,13 @@ pub fn axes(spec: &Spec) -> TokenStream {
         /// A field appended to a length-prefixed structure after its first version (S4, R4).
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct AppendedField {
+            /// The axis that versions the structure.
             pub axis: Axis,
+            /// The structure's name in the spec.
             pub structure: &'static str,
+            /// The field's name in the spec.
             pub field: &'static str,
+            /// The version that appended it.
             pub since: crate::version::Version,
             /// The documented default, as the spec writes it.
             pub default: &'static str,
@@ -90,8 +94,10 @@ pub fn axes(spec: &Spec) -> TokenStream {
         /// the fields' `since` and `default`.
         pub const DEFAULTS: &[AppendedField] = &[#(#defaults),*];
 
-        /// A version axis.
+        /// A version axis. A later spec may add axes (a new scheme brings its own), so a
+        /// `match` outside this crate needs a wildcard arm.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
         pub enum Axis { #( #docs #variants, )* }
 
         impl Axis {
@@ -101,11 +107,13 @@ pub fn axes(spec: &Spec) -> TokenStream {
             pub fn name(self) -> &'static str { match self { #(Axis::#variants => #names,)* } }
             /// Position in [`Axis::ALL`].
             pub fn index(self) -> usize { match self { #(Axis::#variants => #indices,)* } }
+            /// The axis of that name in the spec.
             pub fn from_name(name: &str) -> Option<Axis> { Axis::ALL.iter().copied().find(|a| a.name() == name) }
             /// The version this build's spec defines.
             pub fn current(self) -> crate::version::Version { match self { #(Axis::#variants => #currents,)* } }
             /// The first released version.
             pub fn initial(self) -> crate::version::Version { match self { #(Axis::#variants => #initials,)* } }
+            /// How versions of the axis are written (`MAJOR.MINOR`, or a scheme's integer).
             pub fn style(self) -> crate::version::AxisStyle { match self { #(Axis::#variants => #styles,)* } }
             /// Rules broken by a major above and below the reader's (axes with a major byte).
             pub fn major_rules(self) -> Option<(crate::generated::rules::Rule, crate::generated::rules::Rule)> { match self { #(Axis::#variants => #majors,)* } }
@@ -150,21 +158,30 @@ pub fn rules(spec: &Spec) -> TokenStream {
         #actor_enum
         #enforced_by_enum
 
-        /// Every rule of the facts sheets (spec/rules).
+        /// Every rule of the facts sheets (spec/rules). A minor spec release adds rules, so a
+        /// `match` outside this crate needs a wildcard arm.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
         pub enum Rule { #( #docs #variants, )* }
 
         impl Rule {
+            /// Every rule, in the order of the tables.
             pub const ALL: &'static [Rule] = &[#(Rule::#variants),*];
             /// The sheet's id (`HDR-4`).
             pub fn id(self) -> &'static str { match self { #(Rule::#variants => #ids,)* } }
             /// The stable kebab-case error code.
             pub fn code(self) -> &'static str { match self { #(Rule::#variants => #codes,)* } }
+            /// The rule's text.
             pub fn text(self) -> &'static str { match self { #(Rule::#variants => #texts,)* } }
+            /// Where the facts sheets or seeds state it.
             pub fn source(self) -> &'static str { match self { #(Rule::#variants => #sources,)* } }
+            /// What a reader does when it is broken.
             pub fn action(self) -> Action { match self { #(Rule::#variants => Action::#actions,)* } }
+            /// Who it binds.
             pub fn actor(self) -> Actor { match self { #(Rule::#variants => Actor::#actors,)* } }
+            /// Where it is enforced.
             pub fn enforced_by(self) -> EnforcedBy { match self { #(Rule::#variants => EnforcedBy::#enforced,)* } }
+            /// The rule with that id (`HDR-4`).
             pub fn from_id(id: &str) -> Option<Rule> { Rule::ALL.iter().copied().find(|r| r.id() == id) }
         }
     }
@@ -287,7 +304,11 @@ pub fn tags(spec: &Spec) -> TokenStream {
             })
             .collect();
         let extra = tag_attr_methods(spec, id);
-        let tydoc = format!(" {} tag space (`{}`).", tag_space.title, tag_space.name);
+        let tydoc = format!(
+            " {} tag space (`{}`).",
+            doc_escape(&tag_space.title),
+            tag_space.name
+        );
         let allow_dep = if tag_space.tags.iter().any(|t| t.deprecated.is_some()) {
             quote!(#[allow(deprecated)])
         } else {
@@ -295,7 +316,10 @@ pub fn tags(spec: &Spec) -> TokenStream {
         };
         out.extend(quote! {
             #[doc = #tydoc]
+            #[doc = ""]
+            #[doc = " A minor spec release allocates new values (CD2), so a `match` outside this crate needs a wildcard arm; a value this build does not know stays reachable as the raw tag of its [`TagValue`](crate::wire::TagValue)."]
             #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+            #[non_exhaustive]
             pub enum #ty { #( #docs #deprecations #variants, )* }
 
             #allow_dep
@@ -304,6 +328,8 @@ pub fn tags(spec: &Spec) -> TokenStream {
                 pub const RANGES: &'static [(u32, u32, &'static str, &'static str)] = &[#(#ranges_doc),*];
                 #extra
             }
+
+            impl crate::wire::sealed::Sealed for #ty {}
 
             #allow_dep
             impl crate::wire::TagSpace for #ty {
@@ -361,6 +387,7 @@ fn word_enum<T: Word + std::fmt::Debug>(name: &str, doc_text: &str) -> TokenStre
     quote! {
         #d
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum #ty { #(#variants),* }
     }
 }
@@ -412,7 +439,9 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             quote! {
                 /// Bit width of one element.
                 pub fn bits(self) -> u32 { match self { #(#ty::#vs => #bits,)* } }
+                /// What the element's bits mean.
                 pub fn kind(self) -> ElementKind { match self { #(#ty::#vs => #kinds,)* } }
+                /// How sub-byte elements share bytes.
                 pub fn packing(self) -> Packing { match self { #(#ty::#vs => #packing,)* } }
                 /// Sign-exponent-mantissa bits, for float formats.
                 pub fn format(self) -> &'static str { match self { #(#ty::#vs => #formats,)* } }
@@ -466,6 +495,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                     .find_map(|r| r.scalar_rule),
             );
             quote! {
+                /// The layout's class.
                 pub fn class(self) -> LayoutClass { match self { #(#ty::#vs => #classes,)* } }
                 /// The ranks the layout allows, inclusive.
                 pub fn rank_range(self) -> (u32, u32) { match self { #(#ty::#vs => (#rmin, #rmax),)* } }
@@ -599,7 +629,15 @@ fn scheme_parameters(spec: &Spec) -> TokenStream {
             }
         }
     }
-    let variants: Vec<_> = names.iter().map(|n| camel(n)).collect();
+    let variants: Vec<_> = names
+        .iter()
+        .map(|n| {
+            let v = camel(n);
+            let d = doc(&format!("The `{n}` parameter buffer."));
+            quote!(#d #v)
+        })
+        .collect();
+    let variant_names: Vec<_> = names.iter().map(|n| camel(n)).collect();
     let doc_text = format!(
         " A parameter buffer of a `{}` value (its `parameters` in the spec).",
         spec.space(scheme).name
@@ -607,21 +645,25 @@ fn scheme_parameters(spec: &Spec) -> TokenStream {
     quote! {
         #[doc = #doc_text]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
         pub enum #ty { #(#variants),* }
 
         impl #ty {
             /// Every parameter, in the order the spec first names them.
-            pub const ALL: &'static [#ty] = &[#(#ty::#variants),*];
+            pub const ALL: &'static [#ty] = &[#(#ty::#variant_names),*];
             /// The parameter's name in the spec.
-            pub fn name(self) -> &'static str { match self { #(#ty::#variants => #names,)* } }
+            pub fn name(self) -> &'static str { match self { #(#ty::#variant_names => #names,)* } }
         }
 
         /// A parameter buffer a payload references: the parameter, the buffer's index in the
         /// buffer table, and the absolute offset of the field holding the index.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         pub struct #buffer {
+            /// Which parameter the buffer holds.
             pub parameter: #ty,
+            /// The buffer's index in the buffer table.
             pub index: u64,
+            /// Absolute byte offset of the field holding the index.
             pub at: u64,
         }
     }
@@ -694,7 +736,8 @@ pub fn flags(spec: &Spec) -> TokenStream {
         let dep_mask = Literal::u64_unsuffixed(dep_mask);
         let tydoc = format!(
             " {} (`{}`); every bit not listed is reserved and must be zero.",
-            flag_set.title, flag_set.name
+            doc_escape(&flag_set.title),
+            flag_set.name
         );
         // The bits a reader at version `v` knows; a set without bits knows none.
         let known_at = if flag_set.bits.is_empty() {
@@ -718,9 +761,13 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 pub const ALLOCATED_MASK: u64 = #allocated;
                 /// Every reserved bit (must be zero).
                 pub const RESERVED_MASK: u64 = #reserved;
+                /// No bit set.
                 pub const fn empty() -> #ty { #ty(0) }
+                /// These bits and `other`'s.
                 pub fn with(self, other: #ty) -> #ty { #ty(self.0 | other.0) }
+                /// These bits without `other`'s.
                 pub fn without(self, other: #ty) -> #ty { #ty(self.0 & !other.0) }
+                /// Whether every bit of `other` is set.
                 pub fn has(self, other: #ty) -> bool { self.0 & other.0 == other.0 }
             }
 
@@ -729,6 +776,8 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 fn read_le(b: &[u8]) -> Self { #ty(<#raw as crate::wire::Scalar>::from_le(b)) }
                 fn write_le(&self, out: &mut Vec<u8>) { crate::wire::Scalar::put(self.0, out) }
             }
+
+            impl crate::wire::sealed::Sealed for #ty {}
 
             impl crate::wire::FlagSet for #ty {
                 const NAME: &'static str = #name;

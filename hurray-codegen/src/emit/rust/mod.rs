@@ -1,8 +1,8 @@
 //! The Rust emitter: tag enums, flag types, rules, axes, constants, and for every structure a
 //! borrowed view and an owned form with encode/decode and reflection. Split by what it emits:
-//! [`meta`] (axes, rules, tags, flags, constants), [`views`] and their [`parse`] functions with
-//! the table [`checks`], [`owned`] forms and their [`values`], and the [`variants`] of
-//! dispatching spaces; [`common`] holds the names and token helpers they share. Every fact
+//! `meta` (axes, rules, tags, flags, constants), `views` and their `parse` functions with
+//! the table `checks`, `owned` forms and their `values`, and the `variants` of
+//! dispatching spaces; `common` holds the names and token helpers they share. Every fact
 //! comes from the model, shapes included (`model::shape`); nothing here analyses the spec.
 
 mod checks;

@@ -14,7 +14,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
     let s = spec.structure(id);
     let shapes = &s.shape.fields;
     let oname = owned_ident(spec, id);
-    let title = format!(" {} (`{}`): an owned value.", s.title, s.name);
+    let title = format!(" {} (`{}`): an owned value.", doc_escape(&s.title), s.name);
     let lp = s.framing.is_length_prefixed();
 
     let mut fields = Vec::new();
@@ -43,7 +43,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
     for (i, f) in s.fields.iter().enumerate() {
         let name = ident(&f.name);
         let fi = value_local(f);
-        let d = doc(&f.title);
+        let d = doc(&field_doc(s, f));
         if f.reserved {
             let size = f.size.as_ref().and_then(Affine::as_constant).unwrap_or(0) as u64;
             let l = lit_usize(size);

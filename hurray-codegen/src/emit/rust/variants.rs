@@ -202,6 +202,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 quote! {
                     /// The field every variant starts with.
                     pub fn #n(&self) -> Option<&#ho> { #[allow(unreachable_patterns)] match self { #(#arms_o)* #priv_o _ => None } }
+                    /// The field every variant starts with, to change it.
                     pub fn #nm(&mut self) -> Option<&mut #ho> { #[allow(unreachable_patterns)] match self { #(#arms_m)* #priv_m _ => None } }
                 },
             )
@@ -214,8 +215,9 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     } else {
         quote!(#[derive(Clone, Debug)])
     };
-    let vdoc = format!(" The structure selected by a `{name}` value: a borrowed view.");
-    let odoc = format!(" The structure selected by a `{name}` value: an owned value.");
+    let grows = " A later spec may allocate values that select new structures, so a `match` outside this crate needs a wildcard arm.";
+    let vdoc = format!(" The structure selected by a `{name}` value: a borrowed view.{grows}");
+    let odoc = format!(" The structure selected by a `{name}` value: an owned value.{grows}");
     quote! {
         impl super::tags::#ty {
             /// The space's name.
@@ -224,10 +226,12 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
 
         #[doc = #vdoc]
         #vderives
+        #[non_exhaustive]
         pub enum #vv<'a> { #(#view_variants)* }
 
         impl<'a> #vv<'a> {
             /// Parse the structure `tag` selects (`tag_at` locates the tag for errors).
+            #[doc(hidden)]
             #[allow(unused_variables, clippy::too_many_arguments)]
             pub fn parse(r: &mut crate::wire::Reader<'a>, ctx: &mut crate::ctx::Ctx<'_>, tag: u32, tag_at: u64 #params_decl) -> Result<Self, crate::error::Error> {
                 use super::tags::#ty;
@@ -249,6 +253,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 match self { #(#tag_arms_v)* }
             }
 
+            /// An owned copy of the selected structure.
             pub fn owned(&self) -> #vo {
                 match self { #(#owned_arms)* }
             }
@@ -259,9 +264,11 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
 
         #[doc = #odoc]
         #[derive(Clone, Debug, PartialEq)]
+        #[non_exhaustive]
         pub enum #vo { #(#owned_variants)* }
 
         impl #vo {
+            /// The tag value that selects this structure.
             pub fn tag(&self) -> u32 {
                 match self { #(#tag_arms_o)* }
             }
@@ -276,9 +283,11 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 #[allow(unreachable_patterns)]
                 match self { #(#need_arms)* _ => v }
             }
+            /// Append the selected structure's encoding.
             pub fn encode(&self, out: &mut Vec<u8>) {
                 match self { #(#encode_arms)* }
             }
+            /// The selected structure's fields by spec name.
             pub fn to_value(&self) -> crate::value::Value {
                 match self { #(#tv_arms)* }
             }

@@ -15,7 +15,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
     let vname = view_ident(spec, id);
     let oname = owned_ident(spec, id);
     let simple = s.shape.simple;
-    let title = format!(" {} (`{}`): a borrowed view.", s.title, s.name);
+    let title = format!(" {} (`{}`): a borrowed view.", doc_escape(&s.title), s.name);
     let lp = s.framing.is_length_prefixed();
 
     // Offsets and size constants.
@@ -29,7 +29,11 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         if let Some(o) = f.const_offset() {
             let c = format_ident!("OFFSET_{}", f.name.trim_start_matches('_').to_uppercase());
             let l = lit_usize(o);
-            consts.extend(quote!(pub const #c: usize = #l;));
+            let d = doc(&format!(
+                "Offset in bytes of `{}` from the start of the structure.",
+                f.name
+            ));
+            consts.extend(quote!(#d pub const #c: usize = #l;));
         }
     }
 
@@ -61,7 +65,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         } else {
             base_ty.clone()
         };
-        let d = doc(&f.title);
+        let d = doc(&field_doc(s, f));
         if stored {
             members.push(quote!(#fi: #member_ty,));
             if boxed && optional {
@@ -172,6 +176,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
             })
             .collect();
         quote! {
+            impl crate::wire::sealed::Sealed for #vname<'_> {}
             impl<'a> crate::wire::FixedView<'a> for #vname<'a> {
                 const SIZE: usize = #size;
                 fn at(bytes: &'a [u8], offset: u64) -> Self { #vname { bytes, offset, #(#oinits)* } }
@@ -199,7 +204,9 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         impl<'a> #vname<'a> {
             #consts
 
-            /// Parse and check the structure at the reader's position.
+            /// Parse and check the structure at the reader's position (internal: the entry
+            /// points are `descriptor::read` and `file::open`).
+            #[doc(hidden)]
             #[allow(unused_variables, unused_mut, clippy::too_many_arguments, clippy::needless_late_init, clippy::let_and_return, clippy::identity_op, clippy::nonminimal_bool, clippy::absurd_extreme_comparisons, unused_comparisons, clippy::manual_range_contains)]
             pub fn parse(r0: &mut crate::wire::Reader<'a>, ctx: &mut crate::ctx::Ctx<'_> #params_decl) -> Result<Self, crate::error::Error> {
                 let __start = r0.pos();
@@ -217,6 +224,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
             #(#accessors)*
 
             /// An owned copy.
+            /// An owned copy of every field.
             pub fn owned(&self) -> #oname {
                 #oname { #(#owned_fields)* }
             }
