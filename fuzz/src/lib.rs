@@ -277,7 +277,7 @@ fn decode_to_json(bytes: &[u8]) -> serde_json::Value {
     use hurray_runtime::{ReaderConfig, contract, descriptor, json};
     let checked = descriptor::read(bytes, &ReaderConfig::new().permissive(true))
         .expect("encode only returns what a permissive reader accepts");
-    let value = contract::descriptor_value(&checked.view.owned());
+    let value = contract::descriptor_value(&checked.view().owned());
     json::descriptor_json(&value, &[], true)
 }
 
