@@ -171,3 +171,46 @@ fn the_dictionary_is_derived_from_the_spec() {
         assert!(dict.contains(&escaped), "the dictionary lacks {magic}");
     }
 }
+
+/// The `encode_json` seeds reach the round-trip oracle: the expected JSON of every valid
+/// descriptor vector that needs no out-of-band agreement (the corpus manifest says which) is
+/// accepted by the path `hurray encode` takes, so the fuzzer starts from accepted inputs,
+/// not only from rejections. File vectors and agreed private values are seeds too, for the
+/// refusals.
+#[test]
+fn every_valid_descriptors_json_encodes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = root().join("tests/corpus/valid");
+    let manifest = std::fs::read(dir.join("manifest.json")).expect("the corpus manifest");
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&manifest).expect("the corpus manifest is JSON");
+    let entries = manifest.as_object().expect("the manifest is an object");
+    let mut refused = Vec::new();
+    let mut seen = 0;
+    for (name, entry) in entries {
+        let plain = entry["kind"] == "descriptor"
+            && entry["agree"].as_array().is_some_and(Vec::is_empty)
+            && entry["agree_extension_layouts"]
+                .as_array()
+                .is_none_or(Vec::is_empty);
+        if !plain {
+            continue;
+        }
+        seen += 1;
+        let path = dir.join(format!("{name}.json"));
+        let text = std::fs::read(&path).expect("a corpus JSON reads");
+        if harness::encode_once(&text).is_none() {
+            refused.push(path.display().to_string());
+        }
+    }
+    assert!(
+        seen > 100,
+        "only {seen} plain descriptor vectors in the manifest"
+    );
+    assert!(
+        refused.is_empty(),
+        "{} of {seen} valid descriptors' JSON do not encode:\n  {}",
+        refused.len(),
+        refused.join("\n  ")
+    );
+}

@@ -95,6 +95,7 @@ pub const TARGETS: &[&str] = &[
     "quantization",
     "spec_load",
     "amendment",
+    "encode_json",
 ];
 
 /// Run the target named `name` on `data`.
@@ -107,6 +108,7 @@ pub fn run(name: &str, data: &[u8]) {
         "quantization" => quantization(data),
         "spec_load" => spec_load(data),
         "amendment" => amendment(data),
+        "encode_json" => encode_json(data),
         other => panic!("no fuzz target `{other}`"),
     }
 }
@@ -244,6 +246,64 @@ pub fn file(data: &[u8]) {
             Err(e) => well_formed(e.code(), e.offset(), data.len(), e.detail()),
         });
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// The JSON path of `hurray encode`.
+
+/// What `hurray encode` does with a JSON text, up to the bytes it would write: the JSON
+/// value, its `evolution` object, the contract value, the owned descriptor, its encoding, and
+/// the permissive read-back that keeps `encode` from writing what a reader rejects. `None`
+/// when any step refuses (with an error value, checked here for shape).
+pub fn encode_once(text: &[u8]) -> Option<Vec<u8>> {
+    use hurray_runtime::{ReaderConfig, contract, descriptor, json};
+    let j: serde_json::Value = serde_json::from_slice(text).ok()?;
+    let evolution = json::evolution_from_json(&j);
+    let value = json::from_json(&j, "", &evolution);
+    let owned = contract::descriptor_from_value(&value).ok()?;
+    let bytes = owned.to_bytes();
+    match descriptor::read(&bytes, &ReaderConfig::new().permissive(true)) {
+        Ok(_) => Some(bytes),
+        Err(e) => {
+            well_formed(e.code(), e.offset(), bytes.len(), e.detail());
+            None
+        }
+    }
+}
+
+/// What `hurray decode --json` prints for an accepted descriptor (read permissively, as
+/// `encode` checks it).
+fn decode_to_json(bytes: &[u8]) -> serde_json::Value {
+    use hurray_runtime::{ReaderConfig, contract, descriptor, json};
+    let checked = descriptor::read(bytes, &ReaderConfig::new().permissive(true))
+        .expect("encode only returns what a permissive reader accepts");
+    let value = contract::descriptor_value(&checked.view().owned());
+    json::descriptor_json(&value, &[], true)
+}
+
+/// `encode_json`: arbitrary bytes as the JSON `hurray encode` reads. No step may panic or
+/// exceed the allocation budget; what is accepted must round-trip: its encoding decodes to a
+/// JSON text that encodes to the very same bytes and decodes to the very same JSON (the input
+/// itself may differ from that fixed point, in key order, numbers written as floats, or a
+/// stale `descriptor_length`, which `encode` recomputes).
+pub fn encode_json(data: &[u8]) {
+    within_budget(data.len(), "encode_json", || {
+        let Some(bytes) = encode_once(data) else {
+            return;
+        };
+        let decoded = decode_to_json(&bytes);
+        let text = serde_json::to_vec(&decoded).expect("a JSON value serializes");
+        let again = encode_once(&text).expect("the JSON of an accepted descriptor encodes");
+        assert_eq!(
+            again, bytes,
+            "the decoded JSON of an encoded descriptor encodes to other bytes"
+        );
+        assert_eq!(
+            decode_to_json(&again),
+            decoded,
+            "an encoded descriptor decodes to other JSON the second time"
+        );
+    });
 }
 
 // ---------------------------------------------------------------------------------------
@@ -683,6 +743,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         "spec_load" => spec_load_seeds(),
         // One mutation on each side, then none: the checker on the unchanged pair.
         "amendment" => vec![vec![], vec![0, 1, 0, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 3]],
+        "encode_json" => corpus("json"),
         other => panic!("no fuzz target `{other}`"),
     }
 }
