@@ -162,7 +162,7 @@ fn kv_count_beyond_its_entries() -> Vec<u8> {
         file::read(&bytes, &ReaderConfig::new()).expect_err("16,383 entries are missing");
     assert_eq!(
         rejected.rule(),
-        hurray_runtime::rules::Rule::F19,
+        Some(hurray_runtime::rules::Rule::F19),
         "{rejected}"
     );
     bytes

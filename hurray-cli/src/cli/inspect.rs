@@ -391,7 +391,7 @@ fn to_json(
         "length": report.len,
         "error": report.error.as_ref().map(|e| json!({
             "code": e.code(),
-            "rule": e.rule().id(),
+            "rule": e.rule().map(|r| r.id()),
             "offset": e.offset(),
             "message": e.to_string(),
         })),

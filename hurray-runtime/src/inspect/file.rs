@@ -76,7 +76,7 @@ pub(super) fn inspect(
     let len = bytes.len() as u64;
     // A file the reader finds cut short or torn (F38) has no trailer to trust: its tensors
     // are found by arithmetic.
-    let truncated = error.as_ref().is_some_and(|e| e.rule() == Rule::F38);
+    let truncated = error.as_ref().is_some_and(|e| e.rule() == Some(Rule::F38));
     let plan = plan(bytes, config, truncated);
     let mut w = Walker::new(bytes, sink, config, error.as_ref());
     let why = match show(&mut w, bytes, &plan) {

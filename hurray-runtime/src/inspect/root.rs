@@ -28,7 +28,10 @@ impl Input {
         let config = ReaderConfig::new();
         let mut ctx = Ctx::new(&config);
         match FileHeaderView::parse(&mut Reader::new(&head, 0, Rule::Len3), &mut ctx) {
-            Err(e) if e.rule() == Rule::F1 && e.offset() == FileHeaderView::OFFSET_MAGIC as u64 => {
+            Err(e)
+                if e.rule() == Some(Rule::F1)
+                    && e.offset() == FileHeaderView::OFFSET_MAGIC as u64 =>
+            {
                 Input::Descriptor
             }
             _ => Input::File,

@@ -566,7 +566,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 // TL-9 (RES-49): strided orders can place an element outside the full
                 // tiles, before buffer 0 or past it, whatever its size.
                 if f.count.is_some_and(|n| !n.is_zero()) {
-                    match address::tiled_footprint(&f.shape, t) {
+                    match address::tiled_footprint(&f.shape, &t) {
                         Some(fp) => inside_buffer_0(f, ctx, fp, e, (Rule::Tl9, Rule::Tl9))?,
                         None => ctx.violation(
                             Rule::Tl9,
