@@ -507,8 +507,10 @@ fn no_module_imports_its_way_back_to_itself() {
 /// contract (`shared/conformance/manifest.json`'s shape, which `decode --json` prints), whose
 /// words the conformance vectors fix, not the spec tables; keys of a decoded value tree, which
 /// are the names of the descriptor's fields (`to_value`) that share their structure's name;
-/// and the word of an axis style (`axis.style = "scheme"` in spec.toml), not the tag space.
+/// the word of an axis style (`axis.style = "scheme"` in spec.toml), not the tag space; and
+/// the key of the placement's `trailer` attribute in a release record's reader facts.
 const OTHER_VOCABULARIES: &[(&str, &str)] = &[
+    ("hurray-codegen/src/amend/readers.rs", "trailer"),
     ("hurray-runtime/src/contract.rs", "buffer_table"),
     ("hurray-runtime/src/contract.rs", "fixed_header"),
     ("hurray-cli/src/cli/summary.rs", "composite_member"),

@@ -668,7 +668,7 @@ fn has_item(snapshot: &Snapshot, item: &str) -> bool {
 }
 
 /// Every change of a reader fact (the `[readers]` table of the records), classified by
-/// [`readers::classify_fact`]. A record without the table (written before it existed) is
+/// [`classify_fact`]. A record without the table (written before it existed) is
 /// not compared. Facts of an item that is new or removed are left to that item's own change.
 fn readers(d: &mut Diff<'_>) {
     let (Some(base), Some(cur)) = (&d.base.readers, &d.cur.readers) else {
@@ -693,7 +693,7 @@ fn readers(d: &mut Diff<'_>) {
         match base_facts.get(&(item.clone(), key_word.clone())) {
             Some(b) if b.value == c.value => {}
             Some(b) => {
-                let (class, why) = readers::classify_fact(kind, &b.value, &c.value, action_of);
+                let (class, why) = classify_fact(kind, &b.value, &c.value, action_of);
                 found.push((
                     c.axis.clone(),
                     class,
@@ -917,5 +917,77 @@ pub fn verdicts(
             };
             rules::s5_migration(spec_dir, bump, span, sources, diags);
         }
+    }
+}
+
+/// The class of a change of one fact from `old` to `new`, with the reason in the seed's
+/// words. `action_of(old, new)` gives the action of rule `old` in the base record and of rule
+/// `new` in the current spec (for [`FactKind::Rule`]).
+///
+/// - A rule's action: between two actions that reject nothing (`warn`, `obligation`) the
+///   same encodings are accepted, PATCH. Any other change either forbids an encoding that
+///   was valid (versioning.txt: MAJOR) or lets an encoding that older readers reject become
+///   valid, which breaks CD2 and permissive parsing within the major: MAJOR.
+/// - A rule reference: the same action reports another code, PATCH; another action is
+///   judged like an action change.
+/// - A limit: lowered forbids what was valid, raised accepts what older readers reject
+///   (CD2): MAJOR either way.
+/// - A shape fact: MAJOR. A label: PATCH.
+pub fn classify_fact(
+    kind: FactKind,
+    old: &str,
+    new: &str,
+    action_of: impl Fn(&str, &str) -> (Option<String>, Option<String>),
+) -> (Class, String) {
+    let action_change = |a: &str, b: &str| {
+        if readers::rejects(a) || readers::rejects(b) {
+            (
+                Class::Major,
+                format!(
+                    "`{a}` → `{b}` changes which encodings readers accept: forbidding a valid encoding is MAJOR, and one older readers reject becoming valid breaks CD2"
+                ),
+            )
+        } else {
+            (
+                Class::Patch,
+                format!("`{a}` → `{b}`: neither rejects anything"),
+            )
+        }
+    };
+    match kind {
+        FactKind::Action => action_change(old, new),
+        FactKind::Rule => {
+            let (base_action, cur_action) = action_of(old, new);
+            match (base_action, cur_action) {
+                (Some(a), Some(b)) if a == b => (
+                    Class::Patch,
+                    format!("now reports {new} instead of {old}, with the same action `{a}`"),
+                ),
+                (Some(a), Some(b)) => {
+                    let (class, why) = action_change(&a, &b);
+                    (class, format!("now reports {new} instead of {old}: {why}"))
+                }
+                _ => (
+                    Class::Major,
+                    format!(
+                        "now reports {new} instead of {old}, a rule whose action is unknown to one side"
+                    ),
+                ),
+            }
+        }
+        FactKind::Limit => (
+            Class::Major,
+            format!(
+                "{old} → {new}: a lower limit forbids valid encodings, a higher one accepts what older readers reject (CD2)"
+            ),
+        ),
+        FactKind::Shape => (
+            Class::Major,
+            format!("`{old}` → `{new}` changes how readers parse"),
+        ),
+        FactKind::Label => (
+            Class::Patch,
+            format!("`{old}` → `{new}`: the same encodings are accepted"),
+        ),
     }
 }

@@ -9,6 +9,7 @@ pub mod migration;
 pub mod readers;
 pub mod rules;
 pub mod snapshot;
+pub mod span_index;
 pub mod witness;
 
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! roles, the axes' version fields and the placement's trailer and padding rules.
 //!
 //! Each fact is one line of the record (`[[readers.fact]]`), named by its item and its key,
-//! with a kind that says how a change of it is classified (see [`classify_fact`]). Records
+//! with a kind that says how a change of it is classified (see `classify::classify_fact`). Records
 //! written before the facts existed have no `[readers]` table; against them no fact is
 //! compared.
 
@@ -17,7 +17,7 @@ use crate::model::*;
 use crate::render::width;
 use crate::source::Span;
 
-use super::snapshot::{SpanIndex, key};
+use super::span_index::{SpanIndex, key};
 
 /// The reader facts of one spec, in model order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -374,79 +374,6 @@ pub fn rejects(action: &str) -> bool {
         Action::from_word(action),
         Some(Action::Warn | Action::Obligation)
     )
-}
-
-/// The class of a change of one fact from `old` to `new`, with the reason in the seed's
-/// words. `action_of(old, new)` gives the action of rule `old` in the base record and of rule
-/// `new` in the current spec (for [`FactKind::Rule`]).
-///
-/// - A rule's action: between two actions that reject nothing (`warn`, `obligation`) the
-///   same encodings are accepted, PATCH. Any other change either forbids an encoding that
-///   was valid (versioning.txt: MAJOR) or lets an encoding that older readers reject become
-///   valid, which breaks CD2 and permissive parsing within the major: MAJOR.
-/// - A rule reference: the same action reports another code, PATCH; another action is
-///   judged like an action change.
-/// - A limit: lowered forbids what was valid, raised accepts what older readers reject
-///   (CD2): MAJOR either way.
-/// - A shape fact: MAJOR. A label: PATCH.
-pub fn classify_fact(
-    kind: FactKind,
-    old: &str,
-    new: &str,
-    action_of: impl Fn(&str, &str) -> (Option<String>, Option<String>),
-) -> (super::classify::Class, String) {
-    use super::classify::Class;
-    let action_change = |a: &str, b: &str| {
-        if rejects(a) || rejects(b) {
-            (
-                Class::Major,
-                format!(
-                    "`{a}` → `{b}` changes which encodings readers accept: forbidding a valid encoding is MAJOR, and one older readers reject becoming valid breaks CD2"
-                ),
-            )
-        } else {
-            (
-                Class::Patch,
-                format!("`{a}` → `{b}`: neither rejects anything"),
-            )
-        }
-    };
-    match kind {
-        FactKind::Action => action_change(old, new),
-        FactKind::Rule => {
-            let (base_action, cur_action) = action_of(old, new);
-            match (base_action, cur_action) {
-                (Some(a), Some(b)) if a == b => (
-                    Class::Patch,
-                    format!("now reports {new} instead of {old}, with the same action `{a}`"),
-                ),
-                (Some(a), Some(b)) => {
-                    let (class, why) = action_change(&a, &b);
-                    (class, format!("now reports {new} instead of {old}: {why}"))
-                }
-                _ => (
-                    Class::Major,
-                    format!(
-                        "now reports {new} instead of {old}, a rule whose action is unknown to one side"
-                    ),
-                ),
-            }
-        }
-        FactKind::Limit => (
-            Class::Major,
-            format!(
-                "{old} → {new}: a lower limit forbids valid encodings, a higher one accepts what older readers reject (CD2)"
-            ),
-        ),
-        FactKind::Shape => (
-            Class::Major,
-            format!("`{old}` → `{new}` changes how readers parse"),
-        ),
-        FactKind::Label => (
-            Class::Patch,
-            format!("`{old}` → `{new}`: the same encodings are accepted"),
-        ),
-    }
 }
 
 /// The span of an item of the current spec, looked up by its item word.

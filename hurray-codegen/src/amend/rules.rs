@@ -118,7 +118,7 @@ pub fn s2_anti_rebind(
                     }
                 }
             }
-            ranges(rs, cs, spans, label, diags);
+            ranges(rs, cs, spans, label, &mut reported, diags);
         }
         for rf in &rec.flags {
             let Some(cf) = current.flag_set(&rf.name) else {
@@ -143,9 +143,28 @@ pub fn s2_anti_rebind(
 }
 
 /// S2's range half (commitments 1 and 2): a released range keeps its boundaries and its use.
-fn ranges(rs: &SSpace, cs: &SSpace, spans: &SpanIndex, label: &str, diags: &mut Diagnostics) {
+/// Each range is reported once, against the newest record that has it (`reported` holds what
+/// was reported already).
+fn ranges(
+    rs: &SSpace,
+    cs: &SSpace,
+    spans: &SpanIndex,
+    label: &str,
+    reported: &mut std::collections::HashSet<String>,
+    diags: &mut Diagnostics,
+) {
     for rr in &rs.range {
         if cs.range.iter().any(|cr| cr == rr) {
+            continue;
+        }
+        let once = format!(
+            "{}:{:#x}:{:#x}:{}",
+            key::space(&rs.name),
+            rr.from,
+            rr.to,
+            rr.kind
+        );
+        if !reported.insert(once) {
             continue;
         }
         let span = cs

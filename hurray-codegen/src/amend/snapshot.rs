@@ -3,14 +3,11 @@
 //! every flag bit, every structure's framing and fields (offset, type, since, default), and
 //! the placement rules. `hurray-spec release` writes one; `check` reads them all.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::model::*;
 use crate::render::{self, Style::Canonical, width};
-use crate::source::Span;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -168,39 +165,7 @@ pub struct SPlacement {
     pub index_alignment: u32,
 }
 
-/// Where each snapshot item lives in the current spec's TOML, keyed like [`key`].
-pub type SpanIndex = HashMap<String, Span>;
-
-/// Keys of the span index.
-pub mod key {
-    pub fn axis(name: &str) -> String {
-        format!("axis:{name}")
-    }
-    pub fn space(name: &str) -> String {
-        format!("space:{name}")
-    }
-    pub fn range(space: &str, i: usize) -> String {
-        format!("range:{space}:{i}")
-    }
-    pub fn tag(space: &str, value: u32) -> String {
-        format!("tag:{space}:{value}")
-    }
-    pub fn flags(name: &str) -> String {
-        format!("flags:{name}")
-    }
-    pub fn bit(flags: &str, bit: u32) -> String {
-        format!("bit:{flags}:{bit}")
-    }
-    pub fn structure(name: &str) -> String {
-        format!("structure:{name}")
-    }
-    pub fn field(structure: &str, field: &str) -> String {
-        format!("field:{structure}:{field}")
-    }
-    pub fn rule(id: &str) -> String {
-        format!("rule:{id}")
-    }
-}
+pub use super::span_index::{SpanIndex, key};
 
 fn show(spec: &Spec, axis: AxisId, v: Version) -> String {
     spec.axis(axis).show(v)
