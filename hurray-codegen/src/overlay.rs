@@ -16,7 +16,7 @@
 //!   the size, after a `find`/`replace` moved fields); `flags = "descriptor_flags"` with
 //!   `append` adds `[[flags.bit]]` tables to that set;
 //! - every text (`file`, `copy`, `find`, `replace`, `append`, `content`) may name the base's
-//!   facts with placeholders, expanded by [`Vars`]: `${descriptor}` (an axis's current
+//!   facts with placeholders, expanded by [`Vars`](crate::overlay::Vars): `${descriptor}` (an axis's current
 //!   version), `${descriptor+minor}`, `${descriptor+major}`, `${descriptor.initial}`,
 //!   `${free:element_type}` (the lowest unallocated value of the space's public ranges),
 //!   `${free-bit:descriptor_flags}`, and the latest release record's `${release}` (label),
