@@ -184,6 +184,15 @@ def kv_contract(value):
     return value["value"]
 
 
+def kv_entry_contract(e):
+    """A KV entry as the contract shows it: an array also names its elements' tag."""
+    out = {"key": e["key"], "value_tag": e["value_tag"]}
+    if "elements" in e["value"]:
+        out["element_tag"] = e["value"]["element_tag"]
+    out["value"] = kv_contract(e["value"])
+    return out
+
+
 def file_contract(f, size):
     """The contract shape of a file (hurray_runtime::contract::file_value), with the
     corpus's `placement` object."""
@@ -204,10 +213,7 @@ def file_contract(f, size):
         }
         for e in index["entries"]
     ]
-    out["kv"] = [
-        {"key": e["key"], "value_tag": e["value_tag"], "value": kv_contract(e["value"])}
-        for e in (kv["entries"] if kv is not None else [])
-    ]
+    out["kv"] = [kv_entry_contract(e) for e in (kv["entries"] if kv is not None else [])]
     out["placement"] = {
         "kv_offset": trailer["kv_offset"],
         "kv_length": trailer["kv_length"],
