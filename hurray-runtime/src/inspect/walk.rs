@@ -332,8 +332,9 @@ pub trait Scalar: Copy {
     fn bits(self) -> u64;
 }
 
-macro_rules! unsigned {
-    ($($t:ty),*) => {$(
+/// `Scalar` for primitive types: how each is shown, and its bits as a tag or flags carrier.
+macro_rules! scalar {
+    ($($t:ty => $shown:expr, $bits:expr;)*) => {$(
         impl Scalar for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             fn from_le(b: &[u8]) -> Self {
@@ -342,53 +343,26 @@ macro_rules! unsigned {
                 <$t>::from_le_bytes(a)
             }
             fn shown(self) -> Shown {
-                Shown::Unsigned(u64::from(self))
+                $shown(self)
             }
             fn bits(self) -> u64 {
-                u64::from(self)
+                $bits(self)
             }
         }
     )*};
 }
-macro_rules! signed {
-    ($($t:ty),*) => {$(
-        impl Scalar for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn from_le(b: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(&b[..std::mem::size_of::<$t>()]);
-                <$t>::from_le_bytes(a)
-            }
-            fn shown(self) -> Shown {
-                Shown::Signed(i64::from(self))
-            }
-            fn bits(self) -> u64 {
-                i64::from(self) as u64
-            }
-        }
-    )*};
+scalar! {
+    u8 => |x| Shown::Unsigned(u64::from(x)), u64::from;
+    u16 => |x| Shown::Unsigned(u64::from(x)), u64::from;
+    u32 => |x| Shown::Unsigned(u64::from(x)), u64::from;
+    u64 => Shown::Unsigned, |x| x;
+    i8 => |x| Shown::Signed(i64::from(x)), |x| i64::from(x) as u64;
+    i16 => |x| Shown::Signed(i64::from(x)), |x| i64::from(x) as u64;
+    i32 => |x| Shown::Signed(i64::from(x)), |x| i64::from(x) as u64;
+    i64 => Shown::Signed, |x| x as u64;
+    f32 => |x| Shown::Float(f64::from(x)), |_| 0;
+    f64 => Shown::Float, |_| 0;
 }
-macro_rules! float {
-    ($($t:ty),*) => {$(
-        impl Scalar for $t {
-            const SIZE: usize = std::mem::size_of::<$t>();
-            fn from_le(b: &[u8]) -> Self {
-                let mut a = [0u8; std::mem::size_of::<$t>()];
-                a.copy_from_slice(&b[..std::mem::size_of::<$t>()]);
-                <$t>::from_le_bytes(a)
-            }
-            fn shown(self) -> Shown {
-                Shown::Float(f64::from(self))
-            }
-            fn bits(self) -> u64 {
-                0
-            }
-        }
-    )*};
-}
-unsigned!(u8, u16, u32, u64);
-signed!(i8, i16, i32, i64);
-float!(f32, f64);
 
 /// Where the walk stands with respect to the reader's rejection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
