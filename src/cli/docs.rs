@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_codegen::build::write_if_changed;
+use super::written::write_reported;
 use hurray_codegen::emit::markdown;
 
 use super::rules::load_clean;
@@ -24,13 +24,8 @@ pub fn run(spec: &Path, out: &Path, check: bool) -> ExitCode {
                 stale.push(path.display().to_string());
             }
         } else {
-            match write_if_changed(&path, &text) {
-                Ok(true) => outln!("wrote {}", path.display()),
-                Ok(false) => {}
-                Err(e) => {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
+            if write_reported(&path, &text).is_err() {
+                return ExitCode::from(2);
             }
         }
     }

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_codegen::build::write_if_changed;
+use super::written::write_reported;
 use hurray_codegen::emit::kaitai;
 
 use super::rules::load_clean;
@@ -31,13 +31,8 @@ pub fn kaitai(spec: &Path, out: &Path, check: bool) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    match write_if_changed(&path, &text) {
-        Ok(true) => outln!("wrote {}", path.display()),
-        Ok(false) => {}
-        Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
+    if write_reported(&path, &text).is_err() {
+        return ExitCode::from(2);
     }
     ExitCode::SUCCESS
 }

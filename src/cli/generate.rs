@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_codegen::build::{RUNTIME_FILE, runtime_code, write_if_changed};
+use hurray_codegen::build::{RUNTIME_FILE, runtime_code};
+
+use super::written::write_reported;
 
 use super::rules::load_clean;
 
@@ -23,13 +25,8 @@ pub fn rust(spec: &Path, out: Option<&Path>) -> ExitCode {
         return ExitCode::SUCCESS;
     };
     let path = dir.join(RUNTIME_FILE);
-    match write_if_changed(&path, &code) {
-        Ok(true) => outln!("wrote {}", path.display()),
-        Ok(false) => {}
-        Err(e) => {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
+    if write_reported(&path, &code).is_err() {
+        return ExitCode::from(2);
     }
     ExitCode::SUCCESS
 }

@@ -19,6 +19,7 @@ mod export;
 mod forward;
 mod generate;
 mod rules;
+mod written;
 
 #[derive(Debug, Parser)]
 #[command(
