@@ -31,7 +31,6 @@ const ELEMENT_LIMIT: usize = 4096;
 const SHOWN_BYTES: usize = 16;
 
 pub fn run(path: &Path, json_out: bool, config: &ReaderConfig, data: Option<DataMode>) -> ExitCode {
-    let config = config.clone();
     let bytes = if path.as_os_str() == "-" {
         use std::io::Read as _;
         let mut b = Vec::new();
@@ -46,9 +45,9 @@ pub fn run(path: &Path, json_out: bool, config: &ReaderConfig, data: Option<Data
         }
     };
     let mut sink = Collect::default();
-    let report = inspect::inspect(&bytes, &config, &mut sink);
+    let report = inspect::inspect(&bytes, config, &mut sink);
     let shown = match (data, &report.error) {
-        (Some(mode), None) => buffers(&bytes, &config, mode),
+        (Some(mode), None) => buffers(&bytes, config, mode),
         _ => BTreeMap::new(),
     };
     if json_out {
