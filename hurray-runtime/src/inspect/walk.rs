@@ -666,23 +666,31 @@ impl<'a, 's> Walker<'a, 's> {
         self.declared = declared;
     }
 
+    /// Read `n` bytes as field `name` (of `meta`) and annotate them with the value `show`
+    /// makes of them; a cursor that ends first is a partial range.
+    fn field(
+        &mut self,
+        r: &mut Cursor<'a>,
+        name: String,
+        meta: &Meta,
+        n: u64,
+        show: impl FnOnce(&'a [u8]) -> Shown,
+    ) -> Result<&'a [u8], Stop> {
+        let start = r.offset();
+        let Some(b) = r.take(n) else {
+            return Err(self.partial(r, name, meta, n));
+        };
+        let a = self.annotation(start, r.offset(), name, meta, Kind::Field, show(b));
+        self.emit(a)?;
+        Ok(b)
+    }
+
     /// A scalar field.
     pub fn scalar<T: Scalar>(&mut self, r: &mut Cursor<'a>, meta: &Meta) -> Result<T, Stop> {
-        let start = r.offset();
-        let Some(b) = r.take(T::SIZE as u64) else {
-            return Err(self.partial(r, meta.name.to_string(), meta, T::SIZE as u64));
-        };
-        let v = T::from_le(b);
-        let a = self.annotation(
-            start,
-            r.offset(),
-            meta.name.to_string(),
-            meta,
-            Kind::Field,
-            v.shown(),
-        );
-        self.emit(a)?;
-        Ok(v)
+        let b = self.field(r, meta.name.to_string(), meta, T::SIZE as u64, |b| {
+            T::from_le(b).shown()
+        })?;
+        Ok(T::from_le(b))
     }
 
     /// A tag field of space `S`, read as the raw scalar `P`.
@@ -691,21 +699,11 @@ impl<'a, 's> Walker<'a, 's> {
         r: &mut Cursor<'a>,
         meta: &Meta,
     ) -> Result<TagValue<S>, Stop> {
-        let start = r.offset();
-        let Some(b) = r.take(P::SIZE as u64) else {
-            return Err(self.partial(r, meta.name.to_string(), meta, P::SIZE as u64));
-        };
-        let v = TagValue::<S>::from_raw(P::from_le(b).bits() as u32);
-        let a = self.annotation(
-            start,
-            r.offset(),
-            meta.name.to_string(),
-            meta,
-            Kind::Field,
-            tag_shown(v),
-        );
-        self.emit(a)?;
-        Ok(v)
+        let value = |b: &[u8]| TagValue::<S>::from_raw(P::from_le(b).bits() as u32);
+        let b = self.field(r, meta.name.to_string(), meta, P::SIZE as u64, |b| {
+            tag_shown(value(b))
+        })?;
+        Ok(value(b))
     }
 
     /// A flags field of set `F`, read as the raw scalar `P`.
@@ -714,22 +712,10 @@ impl<'a, 's> Walker<'a, 's> {
         r: &mut Cursor<'a>,
         meta: &Meta,
     ) -> Result<F, Stop> {
-        let start = r.offset();
-        let Some(b) = r.take(P::SIZE as u64) else {
-            return Err(self.partial(r, meta.name.to_string(), meta, P::SIZE as u64));
-        };
-        let bits = P::from_le(b).bits();
-        let f = F::from_bits(bits);
-        let a = self.annotation(
-            start,
-            r.offset(),
-            meta.name.to_string(),
-            meta,
-            Kind::Field,
-            flags_shown(bits, F::NAME, F::ALLOCATED, F::bit_name),
-        );
-        self.emit(a)?;
-        Ok(f)
+        let b = self.field(r, meta.name.to_string(), meta, P::SIZE as u64, |b| {
+            flags_shown(P::from_le(b).bits(), F::NAME, F::ALLOCATED, F::bit_name)
+        })?;
+        Ok(F::from_bits(P::from_le(b).bits()))
     }
 
     /// An integer field whose bits an earlier tag's flag set names (`flags_of`): `set` is
@@ -741,25 +727,14 @@ impl<'a, 's> Walker<'a, 's> {
         meta: &Meta,
         set: Option<FlagSetNames>,
     ) -> Result<P, Stop> {
-        let start = r.offset();
-        let Some(b) = r.take(P::SIZE as u64) else {
-            return Err(self.partial(r, meta.name.to_string(), meta, P::SIZE as u64));
-        };
-        let v = P::from_le(b);
-        let value = match set {
-            Some((name, allocated, names)) => flags_shown(v.bits(), name, allocated, names),
-            None => v.shown(),
-        };
-        let a = self.annotation(
-            start,
-            r.offset(),
-            meta.name.to_string(),
-            meta,
-            Kind::Field,
-            value,
-        );
-        self.emit(a)?;
-        Ok(v)
+        let b = self.field(r, meta.name.to_string(), meta, P::SIZE as u64, |b| {
+            let v = P::from_le(b);
+            match set {
+                Some((name, allocated, names)) => flags_shown(v.bits(), name, allocated, names),
+                None => v.shown(),
+            }
+        })?;
+        Ok(P::from_le(b))
     }
 
     /// An array of `count` scalars: one range per element (`name[i]`).
@@ -770,64 +745,31 @@ impl<'a, 's> Walker<'a, 's> {
         meta: &Meta,
     ) -> Result<(), Stop> {
         for i in 0..count {
-            let start = r.offset();
             let name = format!("{}[{i}]", meta.name);
-            let Some(b) = r.take(T::SIZE as u64) else {
-                return Err(self.partial(r, name, meta, T::SIZE as u64));
-            };
-            let a = self.annotation(
-                start,
-                r.offset(),
-                name,
-                meta,
-                Kind::Field,
-                T::from_le(b).shown(),
-            );
-            self.emit(a)?;
+            self.field(r, name, meta, T::SIZE as u64, |b| T::from_le(b).shown())?;
         }
         Ok(())
     }
 
     /// A byte string of `n` bytes.
     pub fn bytes(&mut self, r: &mut Cursor<'a>, n: u64, meta: &Meta) -> Result<&'a [u8], Stop> {
-        let start = r.offset();
-        let Some(b) = r.take(n) else {
-            return Err(self.partial(r, meta.name.to_string(), meta, n));
-        };
-        let a = self.annotation(
-            start,
-            r.offset(),
-            meta.name.to_string(),
-            meta,
-            Kind::Field,
-            Shown::Bytes,
-        );
-        self.emit(a)?;
-        Ok(b)
+        self.field(r, meta.name.to_string(), meta, n, |_| Shown::Bytes)
     }
 
     /// UTF-8 text of `n` bytes.
     pub fn utf8(&mut self, r: &mut Cursor<'a>, n: u64, meta: &Meta) -> Result<&'a [u8], Stop> {
-        let start = r.offset();
-        let Some(b) = r.take(n) else {
-            return Err(self.partial(r, meta.name.to_string(), meta, n));
-        };
-        let value = match std::str::from_utf8(b) {
-            Ok(s) => Shown::Text(s.to_string()),
-            Err(e) => Shown::NotUtf8 {
-                valid_up_to: e.valid_up_to(),
-            },
-        };
-        let a = self.annotation(
-            start,
-            r.offset(),
+        self.field(
+            r,
             meta.name.to_string(),
             meta,
-            Kind::Field,
-            value,
-        );
-        self.emit(a)?;
-        Ok(b)
+            n,
+            |b| match std::str::from_utf8(b) {
+                Ok(s) => Shown::Text(s.to_string()),
+                Err(e) => Shown::NotUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                },
+            },
+        )
     }
 
     /// The rest of the cursor, as a byte string.
