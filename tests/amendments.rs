@@ -292,3 +292,107 @@ fn release_records_are_never_edited() {
         }
     }
 }
+
+/// ADR-019's six spec-checker items (§ Handoff) map one to one onto lints: every item is
+/// there once, each names an existing lint of its own rule, no lint is two items, `lints`
+/// names each lint's item, and item 6 (FORWARD_ADDITIVE, only implicit before) has a failing
+/// fixture named after its lint.
+#[test]
+fn the_adr_019_checklist_maps_one_to_one_onto_lints() {
+    use hurray_codegen::lints::{self, ADR_019_CHECKLIST};
+    let numbers: Vec<u8> = ADR_019_CHECKLIST.iter().map(|i| i.number).collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+    let mut seen = std::collections::BTreeSet::new();
+    for item in &ADR_019_CHECKLIST {
+        let lint = lints::by_id(item.lint.id)
+            .unwrap_or_else(|| panic!("item {} names no lint of the registry", item.number));
+        assert_eq!(lint.rule, item.rule, "item {}: {}", item.number, lint.id);
+        assert_eq!(
+            lint.level,
+            hurray_codegen::diag::Level::Error,
+            "item {}",
+            item.number
+        );
+        assert!(seen.insert(lint.id), "{} is two items", lint.id);
+    }
+    assert!(ADR_019_CHECKLIST[5].text.contains("FORWARD_ADDITIVE"));
+    // The `lints` listing names each item's lint, and only those.
+    let j: J = serde_json::from_slice(&hurray_spec(&["lints", "--json"]).stdout).unwrap();
+    let listed: Vec<(String, u64)> = j
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| !l["adr_019_item"].is_null())
+        .map(|l| {
+            (
+                l["id"].as_str().unwrap().to_string(),
+                l["adr_019_item"]["number"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64)> = ADR_019_CHECKLIST
+        .iter()
+        .map(|i| (i.lint.id.to_string(), u64::from(i.number)))
+        .collect();
+    let mut sorted = listed.clone();
+    sorted.sort_by_key(|(_, n)| *n);
+    assert_eq!(sorted, expected);
+    let text = stdout(&hurray_spec(&["lints"]));
+    for item in &ADR_019_CHECKLIST {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(&format!("{} ", item.lint.id))
+                    && l.contains(&format!("ADR-019 #{}", item.number))),
+            "{text}"
+        );
+    }
+    // Item 6's failing fixture is named after its lint and reports it.
+    let id = ADR_019_CHECKLIST[5].lint.id;
+    let expected = std::fs::read_to_string(
+        root()
+            .join("tests/fixtures/amendments")
+            .join(id)
+            .join("expected.txt"),
+    )
+    .unwrap();
+    assert!(expected.contains(&format!("error[{id}]")), "{expected}");
+}
+
+/// `check` states each axis's posture in ADR-019's words, one line per axis read from the
+/// model, and so does the generated compatibility page.
+#[test]
+fn check_and_the_compatibility_page_state_each_axis_posture() {
+    let loaded = hurray_codegen::check(&root().join("spec"), None).unwrap();
+    let spec = loaded.clean().expect("the real spec is clean");
+    let posture = hurray_codegen::compat::posture(spec);
+    assert_eq!(posture.len(), spec.axes.len());
+    let out = hurray_spec(&["check"]);
+    assert!(out.status.success());
+    let err = stderr(&out);
+    let page = std::fs::read_to_string(root().join("docs/spec/compatibility.md")).unwrap();
+    for p in &posture {
+        let line = err
+            .lines()
+            .find(|l| {
+                l.trim_start()
+                    .starts_with(&format!("{} {} ", p.name, p.current))
+            })
+            .unwrap_or_else(|| panic!("no posture line for `{}`:\n{err}", p.name));
+        for words in [
+            "BACKWARD within",
+            "FORWARD_ADDITIVE within",
+            "no automatic cross-major compatibility",
+            "migration via S5",
+        ] {
+            assert!(line.contains(words), "{line}");
+        }
+        assert!(
+            page.lines()
+                .any(|l| l.starts_with(&format!("| `{}` |", p.name))
+                    && l.contains(&p.forward_additive())
+                    && l.contains(&p.backward())),
+            "compatibility.md states no posture for `{}`",
+            p.name
+        );
+    }
+}

@@ -110,6 +110,42 @@ fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
             }
             seen.passing.insert(p.clone());
         }
+        failures.extend(witness_failures(
+            &format!("{group}/{name}"),
+            checked.diags.items(),
+        ));
+        // A fixture with a `help.txt` also pins the help of every finding.
+        let help_path = fdir.join("help.txt");
+        if help_path.exists() {
+            let mut got = helps(&checked.sources, &m.tree, checked.diags.items());
+            if !m.overlay.about.is_empty() {
+                got = got
+                    .lines()
+                    .filter(|l| {
+                        let located = l.split_once(' ').map_or("", |(_, rest)| rest);
+                        m.overlay
+                            .about
+                            .iter()
+                            .any(|a| is_about(&format!("- {located}"), a))
+                    })
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+            }
+            if bless {
+                std::fs::write(&help_path, placeholders(&m, &fdir, &got)).unwrap();
+            } else {
+                let text = std::fs::read_to_string(&help_path).unwrap();
+                let want = m
+                    .vars
+                    .expand(&text)
+                    .unwrap_or_else(|e| panic!("{}: {e}", help_path.display()));
+                if want != got {
+                    failures.push(format!(
+                        "{group}/{name} (help.txt):\n--- expected\n{want}--- got\n{got}"
+                    ));
+                }
+            }
+        }
         let got = once_per_finding(got);
         let expected_path = fdir.join("expected.txt");
         if bless {
@@ -134,6 +170,79 @@ fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
         failures.join("\n")
     );
     seen
+}
+
+/// The help of every finding that has one: `lint location: help`, one line each.
+fn helps(
+    sources: &hurray_codegen::source::SourceMap,
+    spec: &Path,
+    diags: &[hurray_codegen::diag::Diagnostic],
+) -> String {
+    diags
+        .iter()
+        .filter_map(|d| {
+            let help = d.help.as_ref()?;
+            Some(format!(
+                "{} {}: {help}\n",
+                d.lint.id,
+                common::fixtures::location(sources, spec, d)
+            ))
+        })
+        .collect()
+}
+
+/// A byte witness shows what the two readers read differently: every row it prints differs
+/// between the columns or is marked as context, at least one differs, a context row sits
+/// next to a differing one, and it says in words what each reader makes of the bytes.
+fn witness_failures(fixture: &str, diags: &[hurray_codegen::diag::Diagnostic]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for d in diags {
+        let Some(w) = &d.witness else {
+            continue;
+        };
+        let mut fail = |why: String| {
+            failures.push(format!(
+                "{fixture}: the witness of `{}` {why}:\n{}",
+                d.lint.id,
+                w.render()
+            ))
+        };
+        if !w.rows.iter().any(|r| r.differs()) {
+            fail("has no row the readers read differently".to_string());
+        }
+        for (i, r) in w.rows.iter().enumerate() {
+            if r.differs() == r.context {
+                fail(format!(
+                    "has row {i} that {}",
+                    if r.context {
+                        "is marked as context but differs"
+                    } else {
+                        "reads the same in both columns and is not marked as context"
+                    }
+                ));
+            }
+            let beside =
+                |j: Option<usize>| j.and_then(|j| w.rows.get(j)).is_some_and(|r| r.differs());
+            if r.context && !beside(i.checked_sub(1)) && !beside(Some(i + 1)) {
+                fail(format!("has context row {i} beside no differing row"));
+            }
+        }
+        let rendered = w.render();
+        let marked = rendered
+            .lines()
+            .filter(|l| l.contains(" ≠ ") || l.contains(" = ") && l.ends_with("(context)"))
+            .count();
+        if marked != w.rows.len() {
+            fail(format!(
+                "prints {marked} marked row(s) for {} row(s)",
+                w.rows.len()
+            ));
+        }
+        if w.readings.len() != 2 {
+            fail("does not say in words what each reader makes of the bytes".to_string());
+        }
+    }
+    failures
 }
 
 /// For `BLESS`: `got` with the values of the placeholders the fixture's overlay uses, and the

@@ -159,7 +159,7 @@ impl Catalogue {
                 .collect();
             let mut lint_ids: Vec<String> = lints::ALL
                 .iter()
-                .filter(|l| l.rule == r.id)
+                .filter(|l| l.rule == r.id || r.seed.iter().any(|s| s == l.rule))
                 .map(|l| l.id.to_string())
                 .chain(r.lints.iter().cloned())
                 .collect();

@@ -7,6 +7,10 @@
 //!
 //! The Markdown emitter renders it (`compatibility.md`); the evolvability tests build data
 //! for every cell with a runtime generated from the same spec and assert the verdict.
+//!
+//! Each axis's posture, in ADR-019's own words (BACKWARD and FORWARD_ADDITIVE within the
+//! major, no automatic cross-major compatibility, migration via S5), is [`posture`]: the page
+//! and `hurray-spec check`'s summary state it.
 
 use crate::model::*;
 
@@ -292,4 +296,64 @@ pub fn matrix(spec: &Spec) -> Matrix {
         cells,
         majors,
     }
+}
+
+/// ADR-019's words for what holds across majors (CD3, CD4).
+pub const ACROSS_MAJORS: &str = "no automatic cross-major compatibility";
+/// ADR-019's words for how data crosses a major (S5).
+pub const MIGRATION: &str = "migration via S5";
+
+/// One axis's compatibility posture in ADR-019's words, which name it "in a single sentence
+/// per axis": BACKWARD within the major (CD1), FORWARD_ADDITIVE within the major (CD2), no
+/// automatic compatibility across majors (CD3, CD4), migration via S5.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Posture {
+    pub axis: AxisId,
+    /// The axis's name.
+    pub name: String,
+    /// The axis's current version, in its style.
+    pub current: String,
+    /// The major the posture holds within, as the ADR writes it (`1.x`); a scheme axis's
+    /// versions live under the major of the axis that carries its tag (`descriptor 1.x`,
+    /// RES-6).
+    pub within: String,
+}
+
+impl Posture {
+    /// CD1 in ADR-019's words.
+    pub fn backward(&self) -> String {
+        format!("BACKWARD within {}", self.within)
+    }
+
+    /// CD2 in ADR-019's words.
+    pub fn forward_additive(&self) -> String {
+        format!("FORWARD_ADDITIVE within {}", self.within)
+    }
+
+    /// The posture as one sentence.
+    pub fn sentence(&self) -> String {
+        format!(
+            "{}, {}, {ACROSS_MAJORS}, {MIGRATION}",
+            self.backward(),
+            self.forward_additive()
+        )
+    }
+}
+
+/// Every axis's posture, in spec order.
+pub fn posture(spec: &Spec) -> Vec<Posture> {
+    let parent = spec.axis(spec.scheme_parent_axis());
+    spec.axes
+        .iter()
+        .enumerate()
+        .map(|(ai, a)| Posture {
+            axis: AxisId(ai as u32),
+            name: a.name.clone(),
+            current: a.show(a.current),
+            within: match a.style {
+                AxisStyle::Scheme => format!("{} {}.x", parent.name, parent.current.major),
+                _ => format!("{}.x", a.current.major),
+            },
+        })
+        .collect()
 }

@@ -8,18 +8,44 @@ use crate::lints::Lint;
 pub use crate::render::hex;
 use crate::source::{SourceMap, Span};
 
-/// A concrete byte sequence that two readings interpret differently (issue: byte witness).
+/// A concrete byte sequence that two readings interpret differently (issue: byte witness):
+/// only the region where the readings differ, with a row of context on either side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Witness {
     /// What the bytes are (e.g. "mxfp payload at scheme version 1").
     pub what: String,
+    /// The bytes shown, starting at [`Witness::offset`] of what they belong to.
     pub bytes: Vec<u8>,
+    /// Where `bytes` start, in bytes from the start of the structure they belong to.
+    pub offset: u64,
     /// Label of the left reading (the released spec).
     pub old_label: String,
     /// Label of the right reading (the amended spec).
     pub new_label: String,
-    /// Rows `(bytes, old reading, new reading)`.
-    pub rows: Vec<(String, String, String)>,
+    /// One row per field either reader sees in the region.
+    pub rows: Vec<WitnessRow>,
+    /// In words, what each reader makes of the bytes that differ: one sentence per reader.
+    pub readings: Vec<String>,
+}
+
+/// One row of a witness: bytes (with their offset) and what each reader reads in them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WitnessRow {
+    /// `offset: hex bytes`.
+    pub bytes: String,
+    /// What the released reader reads there.
+    pub old: String,
+    /// What the amended reader reads there.
+    pub new: String,
+    /// A row shown only to place the differing rows: both readers read it alike.
+    pub context: bool,
+}
+
+impl WitnessRow {
+    /// Whether the two readings of the row differ.
+    pub fn differs(&self) -> bool {
+        self.old != self.new
+    }
 }
 
 impl Witness {
@@ -27,30 +53,45 @@ impl Witness {
         hex(&self.bytes)
     }
 
-    /// The witness as an aligned two-column table.
+    /// The witness as an aligned two-column table: differing rows marked `≠`, context rows
+    /// `=`, then what each reader makes of the differing bytes.
     pub fn render(&self) -> String {
-        let mut out = format!("witness: {} = {}\n", self.what, self.hex());
+        let last = (self.offset + self.bytes.len() as u64).saturating_sub(1);
+        let mut out = format!(
+            "witness: {}, bytes {}–{} = {}\n",
+            self.what,
+            self.offset,
+            last,
+            self.hex()
+        );
         let w0 = self
             .rows
             .iter()
-            .map(|r| r.0.len())
+            .map(|r| r.bytes.len())
             .max()
             .unwrap_or(0)
             .max(5);
         let w1 = self
             .rows
             .iter()
-            .map(|r| r.1.len())
+            .map(|r| r.old.len())
             .max()
             .unwrap_or(0)
             .max(self.old_label.len());
         out.push_str(&format!(
-            "  {:w0$}  {:w1$}  {}\n",
+            "  {:w0$}  {:w1$}    {}\n",
             "bytes", self.old_label, self.new_label
         ));
-        for (b, o, n) in &self.rows {
-            let mark = if o == n { " " } else { "≠" };
-            out.push_str(&format!("  {b:w0$}  {o:w1$}{mark} {n}\n"));
+        for r in &self.rows {
+            let mark = if r.differs() { "≠" } else { "=" };
+            let context = if r.context { "  (context)" } else { "" };
+            out.push_str(&format!(
+                "  {:w0$}  {:w1$}  {mark} {}{context}\n",
+                r.bytes, r.old, r.new
+            ));
+        }
+        for reading in &self.readings {
+            out.push_str(&format!("  {reading}\n"));
         }
         out
     }
@@ -266,8 +307,9 @@ pub fn render_json(sources: &SourceMap, diags: &[Diagnostic]) -> Value {
             });
             let witness = d.witness.as_ref().map(|w| {
                 json!({
-                    "what": w.what, "hex": w.hex(), "old": w.old_label, "new": w.new_label,
-                    "rows": w.rows.iter().map(|(b, o, n)| json!({"bytes": b, "old": o, "new": n})).collect::<Vec<_>>(),
+                    "what": w.what, "offset": w.offset, "hex": w.hex(), "old": w.old_label, "new": w.new_label,
+                    "rows": w.rows.iter().map(|r| json!({"bytes": r.bytes, "old": r.old, "new": r.new, "context": r.context})).collect::<Vec<_>>(),
+                    "readings": w.readings,
                 })
             });
             json!({

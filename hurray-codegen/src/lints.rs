@@ -25,7 +25,8 @@ pub struct Lint {
     /// Stable kebab-case id.
     pub id: &'static str,
     /// The rule the lint enforces: `model` (the spec tables must be well-formed), `S1`…`S6`,
-    /// `classification` (MAJOR/MINOR/PATCH and the version bump), or `history` (release records).
+    /// `CD2` (FORWARD_ADDITIVE), `classification` (MAJOR/MINOR/PATCH and the version bump),
+    /// or `history` (release records).
     pub rule: &'static str,
     pub level: Level,
     pub summary: &'static str,
@@ -85,6 +86,7 @@ lints! {
     S6_INSERTED_FIELD = "s6-inserted-field", "S6", Error, "a field added in a minor revision sits before an existing field";
     S6_FIXED_OFFSET_ADDITION = "s6-fixed-offset-addition", "S6", Error, "a field added in a minor revision extends a structure without a length prefix";
     S6_UNGATED_SECTION = "s6-ungated-section", "S6", Error, "a new part is not gated by a new flag bit or tag value";
+    FORWARD_ADDITIVE_BROKEN = "forward-additive-broken", "CD2", Error, "within a major, a reader of the last release would mis-parse data of the amended spec, or accept a feature it does not know instead of rejecting it (FORWARD_ADDITIVE)";
     CLASSIFIED_MAJOR = "classified-major", "classification", Note, "a change classified MAJOR on its axis";
     CLASSIFIED_MINOR = "classified-minor", "classification", Note, "a change classified MINOR on its axis";
     CLASSIFIED_PATCH = "classified-patch", "classification", Note, "a change classified PATCH (editorial)";
@@ -96,4 +98,69 @@ lints! {
 /// The lint with this id.
 pub fn by_id(id: &str) -> Option<&'static Lint> {
     ALL.iter().find(|l| l.id == id)
+}
+
+/// One item of ADR-019's spec-checker checklist (§ Handoff: "the new § 12 checklist items"),
+/// and the lint that is that item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChecklistItem {
+    /// The item's number in the ADR (1–6).
+    pub number: u8,
+    /// The item in the ADR's words.
+    pub text: &'static str,
+    /// The seed rule the ADR names for it.
+    pub rule: &'static str,
+    /// The lint that checks it.
+    pub lint: &'static Lint,
+}
+
+/// ADR-019's six spec-checker items, one to one onto lints, in the ADR's order.
+pub const ADR_019_CHECKLIST: [ChecklistItem; 6] = [
+    ChecklistItem {
+        number: 1,
+        text: "appended trailing fields have documented defaults",
+        rule: "S4",
+        lint: &S4_MISSING_DEFAULT,
+    },
+    ChecklistItem {
+        number: 2,
+        text: "new public tags allocated from reserved ranges",
+        rule: "S1",
+        lint: &S1_OUTSIDE_PUBLIC_RANGE,
+    },
+    ChecklistItem {
+        number: 3,
+        text: "no allocated tag rebound",
+        rule: "S2",
+        lint: &S2_REBIND,
+    },
+    ChecklistItem {
+        number: 4,
+        text: "deprecated tags marked in their table",
+        rule: "S3",
+        lint: &S3_MISSING_DEPRECATED_SINCE,
+    },
+    ChecklistItem {
+        number: 5,
+        text: "new fields gated, not at fixed offsets",
+        rule: "S6",
+        lint: &S6_FIXED_OFFSET_ADDITION,
+    },
+    ChecklistItem {
+        number: 6,
+        text: "FORWARD_ADDITIVE preserved for prior-minor readers",
+        rule: "CD2",
+        lint: &FORWARD_ADDITIVE_BROKEN,
+    },
+];
+
+/// The ADR-019 checklist item the lint with this id checks, if it is one.
+///
+/// ```
+/// let item = hurray_codegen::lints::checklist_item("forward-additive-broken").unwrap();
+/// assert_eq!((item.number, item.rule), (6, "CD2"));
+/// assert!(hurray_codegen::lints::checklist_item("toml-syntax").is_none());
+/// ```
+pub fn checklist_item(id: &str) -> Option<&'static ChecklistItem> {
+    ADR_019_CHECKLIST.iter().find(|item| item.lint.id == id)
 }

@@ -23,16 +23,39 @@ pub fn run(spec: &Path, against: Option<&Path>, format: Format) -> ExitCode {
     } else {
         if format == Format::Human {
             eprintln!("spec: clean ({} note(s))", loaded.diags.items().len());
+            if let Some(spec) = loaded.clean() {
+                let posture = hurray_codegen::compat::posture(spec);
+                let width = posture
+                    .iter()
+                    .map(|p| p.name.len() + p.current.len() + 1)
+                    .max()
+                    .unwrap_or(0);
+                eprintln!("compatibility posture per axis (ADR-019):");
+                for p in &posture {
+                    let axis = format!("{} {}", p.name, p.current);
+                    eprintln!("  {axis:width$}  {}", p.sentence());
+                }
+            }
         }
         ExitCode::SUCCESS
     }
+}
+
+/// The ADR-019 checklist item a lint checks, as the `lints` table names it (`ADR-019 #6`).
+fn checklist_label(l: &lints::Lint) -> String {
+    lints::checklist_item(l.id).map_or(String::new(), |item| format!("ADR-019 #{}", item.number))
 }
 
 pub fn list(json: bool) -> ExitCode {
     if json {
         let items: Vec<serde_json::Value> = lints::ALL
             .iter()
-            .map(|l| serde_json::json!({"id": l.id, "rule": l.rule, "level": l.level.as_str(), "summary": l.summary}))
+            .map(|l| {
+                let item = lints::checklist_item(l.id).map(|item| {
+                    serde_json::json!({"number": item.number, "text": item.text, "rule": item.rule})
+                });
+                serde_json::json!({"id": l.id, "rule": l.rule, "level": l.level.as_str(), "summary": l.summary, "adr_019_item": item})
+            })
             .collect();
         outln!(
             "{}",
@@ -42,11 +65,23 @@ pub fn list(json: bool) -> ExitCode {
         let w = lints::ALL.iter().map(|l| l.id.len()).max().unwrap_or(0);
         for l in lints::ALL {
             outln!(
-                "{:w$}  {:14}  {:7}  {}",
+                "{:w$}  {:14}  {:7}  {:10}  {}",
                 l.id,
                 l.rule,
                 l.level.as_str(),
+                checklist_label(l),
                 l.summary
+            );
+        }
+        outln!();
+        outln!("ADR-019's spec-checker items (§ Handoff), one lint each:");
+        for item in &lints::ADR_019_CHECKLIST {
+            outln!(
+                "  #{}  {:w$}  {} ({})",
+                item.number,
+                item.lint.id,
+                item.text,
+                item.rule
             );
         }
     }

@@ -7,13 +7,14 @@ use std::path::Path;
 
 use crate::diag::{Diagnostic, Diagnostics, Witness};
 use crate::lints;
-use crate::model::{AxisStyle, Spec, Version};
+use crate::model::words::Word;
+use crate::model::{Action, AxisStyle, Spec, Version};
 use crate::source::{SourceMap, Span};
 
 use super::axis_names::AxisNames;
 use super::readers::{self, FactKind, SFact};
 use super::rules;
-use super::snapshot::{SField, Snapshot, SpanIndex, key};
+use super::snapshot::{SField, SStructure, Snapshot, SpanIndex, key};
 use super::witness;
 
 /// A change's class.
@@ -42,6 +43,14 @@ pub struct Change {
     pub what: String,
     pub span: Option<Span>,
     pub witness: Option<Witness>,
+    /// The S6-forbidden addition (`structure.field`: a field placed where older readers parse
+    /// existing bytes) that makes this change MAJOR: the addition itself, or a released field
+    /// it moves or a released structure it grows. Fixing the addition as S6 says removes it.
+    pub s6_addition: Option<String>,
+    /// What a reader of the base release does with data of the amended spec that is not what
+    /// FORWARD_ADDITIVE (CD2) promises it: mis-parse a field it knows, or accept a feature it
+    /// does not know instead of rejecting it.
+    pub prior_reader: Option<String>,
 }
 
 struct Diff<'a> {
@@ -61,7 +70,17 @@ impl Diff<'_> {
             what,
             span,
             witness: None,
+            s6_addition: None,
+            prior_reader: None,
         });
+    }
+    /// Mark the last change pushed: the S6 addition behind it and what a prior-minor reader
+    /// makes of it (see [`Change`]).
+    fn mark(&mut self, s6_addition: Option<String>, prior_reader: Option<String>) {
+        if let Some(c) = self.changes.last_mut() {
+            c.s6_addition = s6_addition;
+            c.prior_reader = prior_reader;
+        }
     }
     fn push_w(
         &mut self,
@@ -78,6 +97,8 @@ impl Diff<'_> {
             what,
             span,
             witness: w,
+            s6_addition: None,
+            prior_reader: None,
         });
     }
     /// S1 for an item of the current spec that the base record lacks (see
@@ -372,7 +393,76 @@ fn same_layout(a: &SField, b: &SField) -> bool {
     a.offset == b.offset && a.size == b.size && a.ty == b.ty && a.count == b.count
 }
 
+/// The flag bit a field's presence is gated by (`… has BIT`), if any.
+fn gate(f: &SField) -> Option<&str> {
+    f.presence.split_once(" has ").map(|(_, bit)| bit.trim())
+}
+
+/// Whether field `i` of the current structure `cs`, new since the base structure `bs`, is
+/// placed where S6 allows: behind a flag gate, or after every released field of a
+/// length-prefixed structure.
+fn addition_is_legal(bs: &SStructure, cs: &SStructure, i: usize) -> bool {
+    let last_base = cs
+        .field
+        .iter()
+        .rposition(|f| bs.field.iter().any(|b| b.name == f.name));
+    let trailing = last_base.is_none_or(|lb| i > lb);
+    gate(&cs.field[i]).is_some() || (trailing && cs.framing.starts_with("length_prefixed"))
+}
+
+/// The released structures an amendment rearranges or grows in place, each with the
+/// S6-forbidden addition that does it (`structure.field`): a structure with a new field that
+/// is neither flag-gated nor appended to a length-prefixed structure, and, transitively, a
+/// structure holding such a structure in a field whose size changes.
+fn s6_additions(base: &Snapshot, cur: &Snapshot) -> BTreeMap<String, String> {
+    let mut grown = BTreeMap::new();
+    for bs in &base.structure {
+        let Some(cs) = cur.structure(&bs.name) else {
+            continue;
+        };
+        let illegal = cs.field.iter().enumerate().find(|(i, f)| {
+            !bs.field.iter().any(|b| b.name == f.name) && !addition_is_legal(bs, cs, *i)
+        });
+        if let Some((_, f)) = illegal {
+            grown.insert(cs.name.clone(), format!("{}.{}", cs.name, f.name));
+        }
+    }
+    // Each round adds at least one structure, so this ends within the structure count.
+    loop {
+        let mut more = Vec::new();
+        for bs in &base.structure {
+            let Some(cs) = cur.structure(&bs.name) else {
+                continue;
+            };
+            if grown.contains_key(&cs.name) {
+                continue;
+            }
+            let holds = cs.field.iter().find_map(|cf| {
+                let inner = cf.ty.strip_prefix("struct:")?;
+                let bf = bs.field.iter().find(|b| b.name == cf.name)?;
+                (bf.ty == cf.ty && bf.size != cf.size)
+                    .then(|| grown.get(inner).cloned())
+                    .flatten()
+            });
+            if let Some(cause) = holds {
+                more.push((cs.name.clone(), cause));
+            }
+        }
+        if more.is_empty() {
+            return grown;
+        }
+        grown.extend(more);
+    }
+}
+
 fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
+    let grown = s6_additions(d.base, d.cur);
+    let known_bits: Vec<&str> = d
+        .base
+        .flags
+        .iter()
+        .flat_map(|f| f.bit.iter().map(|b| b.name.as_str()))
+        .collect();
     for bs in &d.base.structure {
         let Some(cs) = d.cur.structure(&bs.name) else {
             d.push(
@@ -419,6 +509,13 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                     &sk,
                     w,
                 );
+                d.mark(
+                    None,
+                    Some(format!(
+                        "read `{}` from bytes that data of the amended spec gives to something else",
+                        rules::field_key(bs, bf)
+                    )),
+                );
                 continue;
             };
             let fk = key::field(&cs.name, &cf.name);
@@ -445,6 +542,33 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                     &fk,
                     w,
                 );
+                // Moved by an addition before it, or grown by one inside it.
+                let moved = bf.ty == cf.ty && bf.count == cf.count && bf.size == cf.size;
+                let resized = bf.ty == cf.ty && bf.count == cf.count;
+                let s6 = grown
+                    .get(&cs.name)
+                    .filter(|_| moved)
+                    .or_else(|| {
+                        cf.ty
+                            .strip_prefix("struct:")
+                            .and_then(|inner| grown.get(inner))
+                            .filter(|_| resized)
+                    })
+                    .cloned();
+                // A change an S6 addition causes is reported once, at the addition.
+                let prior = s6.is_none().then(|| {
+                    format!(
+                        "read `{}` as {} {} at {}, where its data has {} {} at {}",
+                        rules::field_key(bs, bf),
+                        bf.ty,
+                        bf.size,
+                        bf.offset,
+                        cf.ty,
+                        cf.size,
+                        cf.offset
+                    )
+                });
+                d.mark(s6, prior);
             }
             if cf.default != bf.default {
                 d.push(
@@ -525,10 +649,6 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
             }
         }
         // New fields of a released structure.
-        let last_base = cs
-            .field
-            .iter()
-            .rposition(|f| bs.field.iter().any(|b| b.name == f.name));
         for (i, cf) in cs.field.iter().enumerate() {
             if bs.field.iter().any(|b| b.name == cf.name) {
                 continue;
@@ -541,10 +661,8 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                 &fk,
                 diags,
             );
-            let gated = cf.presence.contains(" has ");
-            let trailing = last_base.is_none_or(|lb| i > lb);
-            let legal = gated || (trailing && cs.framing.starts_with("length_prefixed"));
-            if legal {
+            let gated = gate(cf).is_some();
+            if addition_is_legal(bs, cs, i) {
                 d.push(
                     &cs.axis,
                     Class::Minor,
@@ -560,6 +678,16 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                     ),
                     &fk,
                 );
+                // A gate older readers already know does not make them reject the new part.
+                if let Some(bit) = gate(cf).filter(|bit| known_bits.contains(bit)) {
+                    d.mark(
+                        None,
+                        Some(format!(
+                            "accept data holding `{}.{}` without knowing it: its gate `{bit}` is a bit it already knows, so it does not reject the data",
+                            cs.name, cf.name
+                        )),
+                    );
+                }
             } else {
                 let w = if witnessed {
                     None
@@ -576,6 +704,13 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                     ),
                     &fk,
                     w,
+                );
+                let addition = format!("{}.{}", cs.name, cf.name);
+                d.mark(
+                    Some(addition.clone()),
+                    Some(format!(
+                        "parse the bytes of `{addition}` as part of what it already knows (the fields that follow it, or what follows the structure)"
+                    )),
                 );
             }
         }
@@ -694,11 +829,20 @@ fn readers(d: &mut Diff<'_>) {
             Some(b) if b.value == c.value => {}
             Some(b) => {
                 let (class, why) = classify_fact(kind, &b.value, &c.value, action_of);
+                // Older readers reject what the amended spec makes valid, though no flag bit
+                // or tag value announces it.
+                let prior = loosens(kind, &b.value, &c.value).then(|| {
+                    format!(
+                        "reject data the amended spec makes valid ({item}: `{key_word}` `{}` → `{}`), though no flag bit or tag value announces it",
+                        b.value, c.value
+                    )
+                });
                 found.push((
                     c.axis.clone(),
                     class,
                     format!("{item}: `{key_word}` {why}"),
                     item.clone(),
+                    prior,
                 ));
             }
             None if item.starts_with("rule ") && !has_item(d.base, item) => {
@@ -708,6 +852,7 @@ fn readers(d: &mut Diff<'_>) {
                         Class::Patch,
                         format!("{item} added (`{}`): a rule binds nothing until a table names it, and what names it is classified there", c.value),
                         item.clone(),
+                        None,
                     ));
                 }
             }
@@ -730,6 +875,7 @@ fn readers(d: &mut Diff<'_>) {
                         c.value
                     ),
                     item.clone(),
+                    None,
                 ));
             }
         }
@@ -746,6 +892,7 @@ fn readers(d: &mut Diff<'_>) {
                     Class::Major,
                     format!("{item} removed: readers no longer report it"),
                     String::new(),
+                    None,
                 ));
             }
         } else if has_part(d.cur, item, key_word) {
@@ -766,10 +913,11 @@ fn readers(d: &mut Diff<'_>) {
                     b.value
                 ),
                 item.clone(),
+                None,
             ));
         }
     }
-    for (axis, class, what, item) in found {
+    for (axis, class, what, item, prior_reader) in found {
         let span = readers::item_span(d.spans, &item);
         d.changes.push(Change {
             axis,
@@ -777,7 +925,27 @@ fn readers(d: &mut Diff<'_>) {
             what,
             span,
             witness: None,
+            s6_addition: None,
+            prior_reader,
         });
+    }
+}
+
+/// Whether a reader fact's change from `old` to `new` lets readers accept what they rejected:
+/// an action that rejects less (`reject` → `strict` → `warn`), or a higher limit.
+fn loosens(kind: FactKind, old: &str, new: &str) -> bool {
+    let strictness = |action: &str| match Action::from_word(action) {
+        Some(Action::Reject) => 2,
+        Some(Action::Strict | Action::Validate) => 1,
+        _ => 0,
+    };
+    match kind {
+        FactKind::Action => strictness(new) < strictness(old),
+        FactKind::Limit => matches!(
+            (old.parse::<u64>(), new.parse::<u64>()),
+            (Ok(o), Ok(n)) if n > o
+        ),
+        _ => false,
     }
 }
 
@@ -814,6 +982,12 @@ pub fn verdicts(
         );
         if let Some(w) = &c.witness {
             dg = dg.witness(w.clone());
+        }
+        if let Some(addition) = &c.s6_addition {
+            dg = dg.help(format!(
+                "MAJOR only because `{addition}` is placed where older readers parse existing bytes, which S6 forbids in a minor revision; {}",
+                rules::S6_FIX
+            ));
         }
         diags.push(dg);
     }
@@ -873,6 +1047,20 @@ pub fn verdicts(
             _ => "no change beyond PATCH".to_string(),
         };
         if declared < required {
+            let majors = majors_of(
+                &changes,
+                &ca.name,
+                ca.name == axes.scheme_parent,
+                scheme_axis,
+            );
+            let own: Vec<&Change> = changes.iter().filter(|c| c.axis == ca.name).collect();
+            let help = s6_bump_help(&majors, &own, class, b, style).unwrap_or_else(|| {
+                format!(
+                    "set the axis's `current = {}` in {}",
+                    style.toml_literal(required),
+                    crate::load::display_path(&spec_dir.join("spec.toml"))
+                )
+            });
             diags.push(
                 Diagnostic::new(
                     &lints::VERSION_TOO_LOW,
@@ -885,11 +1073,7 @@ pub fn verdicts(
                         style.show(required)
                     ),
                 )
-                .help(format!(
-                    "set the axis's `current = {}` in {}",
-                    style.toml_literal(required),
-                    crate::load::display_path(&spec_dir.join("spec.toml"))
-                )),
+                .help(help),
             );
         } else if declared > required {
             let what = match class {
@@ -917,6 +1101,82 @@ pub fn verdicts(
             };
             rules::s5_migration(spec_dir, bump, span, sources, diags);
         }
+    }
+}
+
+/// The MAJOR changes that make axis `axis` need a major bump: its own, and for the axis the
+/// scheme axes live under (`parent`), every scheme axis's (RES-6).
+fn majors_of<'c>(
+    changes: &'c [Change],
+    axis: &str,
+    parent: bool,
+    scheme_axis: impl Fn(&str) -> bool,
+) -> Vec<&'c Change> {
+    changes
+        .iter()
+        .filter(|c| c.class == Class::Major && (c.axis == axis || (parent && scheme_axis(&c.axis))))
+        .collect()
+}
+
+/// The help of `version-too-low` when S6-forbidden additions make an axis's changes MAJOR:
+/// the fix is the addition's place, not a major bump. When every MAJOR change comes from such
+/// additions, the help names the S6 fix and the version the amendment needs once it is made;
+/// when some do, it names the major bump for the others and the S6 fix for these. `None` when
+/// no S6 addition is involved.
+fn s6_bump_help(
+    majors: &[&Change],
+    own: &[&Change],
+    class: Option<Class>,
+    base: Version,
+    style: AxisStyle,
+) -> Option<String> {
+    let mut additions: Vec<&str> = majors
+        .iter()
+        .filter_map(|c| c.s6_addition.as_deref())
+        .collect();
+    additions.sort();
+    additions.dedup();
+    if additions.is_empty() || class != Some(Class::Major) {
+        return None;
+    }
+    let names = additions
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if majors.iter().all(|c| c.s6_addition.is_some()) {
+        // Fixed as S6 says, each addition is a MINOR change of its own axis.
+        let after_fix = own
+            .iter()
+            .map(|c| {
+                if c.s6_addition.is_some() {
+                    Class::Minor
+                } else {
+                    c.class
+                }
+            })
+            .max();
+        let then = match after_fix {
+            Some(Class::Minor) => base.next_minor().map_or(String::new(), |next| {
+                format!(
+                    "; this axis's changes are then MINOR and need `current = {}`",
+                    style.toml_literal(next)
+                )
+            }),
+            _ => format!(
+                "; this axis then needs no bump: `current = {}`",
+                style.toml_literal(base)
+            ),
+        };
+        Some(format!(
+            "do not bump the major for {names}: it is MAJOR only because it is placed where older readers parse existing bytes, which S6 forbids in a minor revision; {}{then}",
+            rules::S6_FIX
+        ))
+    } else {
+        Some(format!(
+            "the other MAJOR changes need the next major (with its migration, S5); {names} need no major bump: {}",
+            rules::S6_FIX
+        ))
     }
 }
 

@@ -85,6 +85,7 @@ pub fn check_history(
         (None, None) => return,
     };
     let changes = classify::diff(base, &cur, &spans, axes, diags);
+    rules::cd2_forward_additive(base, &label, &cur, &changes, axes, diags);
     classify::verdicts(
         spec, base, &label, &cur, &spans, changes, spec_dir, sources, diags,
     );

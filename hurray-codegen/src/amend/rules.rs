@@ -198,6 +198,9 @@ fn ranges(
     }
 }
 
+/// The fix S6 gives for a field placed where older readers parse existing bytes.
+pub use crate::validate::amendment::S6_FIX;
+
 /// A released field that changed: an S6 witness of what old bytes now read as.
 pub fn layout_witness(
     old: &Snapshot,
@@ -206,6 +209,48 @@ pub fn layout_witness(
     sn: &SStructure,
 ) -> Option<crate::diag::Witness> {
     witness::layout(old, new, so, sn)
+}
+
+/// CD2 (FORWARD_ADDITIVE), ADR-019's spec-checker item 6, "FORWARD_ADDITIVE preserved for
+/// prior-minor readers": "A reader at minor M reading data written at minor N > M MUST
+/// correctly parse every field defined at minor M … The reader MUST reject the data when it
+/// encounters any flag bit or public tag value not defined at minor M." Checked over the
+/// classified changes: on every axis the amendment keeps within the released major (an axis
+/// bumped to the next major answers to CD3, CD4 and S5 instead), each change after which a
+/// reader of the release mis-parses a field it knows, or accepts a feature it does not know,
+/// is reported; a released field an S6-forbidden addition moves is reported at the addition.
+pub fn cd2_forward_additive(
+    base: &Snapshot,
+    base_label: &str,
+    current: &Snapshot,
+    changes: &[super::classify::Change],
+    axes: super::axis_names::AxisNames<'_>,
+    diags: &mut Diagnostics,
+) {
+    // A scheme axis lives under the descriptor major (RES-6).
+    let major = |s: &Snapshot, axis: &str| match s.version(axis)? {
+        (AxisStyle::Scheme, _) => s.version(axes.scheme_parent).map(|(_, v)| v.major),
+        (_, v) => Some(v.major),
+    };
+    for c in changes {
+        let Some(prior) = &c.prior_reader else {
+            continue;
+        };
+        if major(base, &c.axis).is_none() || major(base, &c.axis) != major(current, &c.axis) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::new(
+                &lints::FORWARD_ADDITIVE_BROKEN,
+                c.span,
+                format!(
+                    "`{}` stays within its major, but a reader of release {base_label} would {prior}",
+                    c.axis
+                ),
+            )
+            .help("CD2, FORWARD_ADDITIVE: \"A reader at minor M reading data written at minor N > M MUST correctly parse every field defined at minor M … The reader MUST reject the data when it encounters any flag bit or public tag value not defined at minor M\": keep every released field where and what it is, and add new content behind a new flag bit or after the last field of a length-prefixed structure (S6); a change that cannot is a major bump (CD3, S5)"),
+        );
+    }
 }
 
 /// A major bump of one axis, for S5: the axis, the major it leaves, the record of that major,

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::snapshot::{SSpace, SStructure, STag, Snapshot};
-use crate::diag::{Witness, hex};
+use crate::diag::{Witness, WitnessRow, hex};
 use crate::model::Affine;
 
 /// A tag value rebound or removed.
@@ -15,20 +15,36 @@ pub fn tag(space: &SSpace, old: &STag, new: Option<&STag>) -> Witness {
         _ => 1,
     };
     let bytes = old.value.to_le_bytes()[..width].to_vec();
+    let old_reading = format!("`{}`: {}", old.name, old.meaning);
     let new_reading = match new {
+        Some(t) if t.name == old.name && t.meaning == old.meaning => {
+            format!("`{}`: {} ({})", t.name, t.meaning, t.identity)
+        }
         Some(t) => format!("`{}`: {}", t.name, t.meaning),
         None => "unallocated: rejected as unknown".to_string(),
+    };
+    let old_reading = match new {
+        Some(t) if t.name == old.name && t.meaning == old.meaning => {
+            format!("{old_reading} ({})", old.identity)
+        }
+        _ => old_reading,
     };
     Witness {
         what: format!("a `{}` value", space.name),
         bytes: bytes.clone(),
+        offset: 0,
         old_label: "released reader".to_string(),
         new_label: "amended reader".to_string(),
-        rows: vec![(
-            hex(&bytes),
-            format!("`{}`: {}", old.name, old.meaning),
-            new_reading,
-        )],
+        readings: vec![
+            format!("the released reader reads {} as {old_reading}", hex(&bytes)),
+            format!("the amended reader reads {} as {new_reading}", hex(&bytes)),
+        ],
+        rows: vec![WitnessRow {
+            bytes: hex(&bytes),
+            old: old_reading,
+            new: new_reading,
+            context: false,
+        }],
     }
 }
 
@@ -118,14 +134,31 @@ fn read(bytes: &[u8], l: &Leaf) -> String {
             format!("{:?}", f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
         }
         "bytes" | "utf8" => hex(b),
+        "i8" | "i16" | "i32" | "i64" if b.len() <= 8 => {
+            // Sign-extend from the field's width.
+            let shift = 128 - 8 * b.len() as u32;
+            (((int(b) << shift) as i128) >> shift).to_string()
+        }
         _ if b.len() <= 16 => int(b).to_string(),
         _ => hex(b),
     };
     format!("{} = {v}", l.name)
 }
 
+/// A reading as words in a sentence: a placeholder reading loses its parentheses.
+fn phrase(reading: &str) -> &str {
+    reading
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(reading)
+}
+
 /// A structure whose released layout the amendment changes: bytes laid out by the released
-/// spec (each field holding its own index + 1, then the bytes that follow), read by both.
+/// spec (each field holding its own index + 1, its top bit set where the amendment changes its
+/// type, then the bytes that follow), read by both.
+/// Only the fields the two readers read differently are shown, with one field of context on
+/// either side of each differing run; `None` when no field the witness can place (before the
+/// first field whose place depends on data) reads differently.
 pub fn layout(old: &Snapshot, new: &Snapshot, so: &SStructure, sn: &SStructure) -> Option<Witness> {
     let env = env();
     let mut ol = Vec::new();
@@ -140,7 +173,15 @@ pub fn layout(old: &Snapshot, new: &Snapshot, so: &SStructure, sn: &SStructure) 
     let total = old_end.max(new_end).min(256);
     let mut bytes = vec![0u8; total as usize];
     for (k, l) in ol.iter().enumerate() {
-        let v = (k as u64 + 1).to_le_bytes();
+        let mut v = (k as u64 + 1).to_le_bytes();
+        // A field whose type changes in place gets its top bit set, where signedness and
+        // width read differently.
+        let retyped = nl
+            .iter()
+            .any(|n| n.offset == l.offset && n.size == l.size && n.ty != l.ty);
+        if retyped && (1..=8).contains(&l.size) {
+            v[l.size as usize - 1] |= 0x80;
+        }
         for i in 0..l.size.min(8) {
             if let Some(b) = bytes.get_mut((l.offset + i) as usize) {
                 *b = v[i as usize];
@@ -158,7 +199,8 @@ pub fn layout(old: &Snapshot, new: &Snapshot, so: &SStructure, sn: &SStructure) 
         .collect();
     cuts.sort();
     cuts.dedup();
-    let mut rows = Vec::new();
+    // Every field either reader places: (start, end, released reading, amended reading).
+    let mut all = Vec::new();
     for (off, size) in cuts {
         let end = (off + size).min(total);
         if off >= end {
@@ -177,17 +219,44 @@ pub fn layout(old: &Snapshot, new: &Snapshot, so: &SStructure, sn: &SStructure) 
             }
         });
         let n = find(&nl).unwrap_or_else(|| "(inside another field)".to_string());
-        rows.push((
-            format!("{:>3}: {}", off, hex(&bytes[off as usize..end as usize])),
-            o,
-            n,
-        ));
+        all.push((off, end, o, n));
     }
+    let differs = |i: usize| all.get(i).is_some_and(|(_, _, o, n)| o != n);
+    let shown: Vec<usize> = (0..all.len())
+        .filter(|&i| differs(i) || (i > 0 && differs(i - 1)) || differs(i + 1))
+        .collect();
+    let (&first, &last) = (shown.first()?, shown.last()?);
+    let (start, stop) = (all[first].0, all[last].1);
+    let rows = shown
+        .iter()
+        .map(|&i| {
+            let (off, end, o, n) = &all[i];
+            WitnessRow {
+                bytes: format!("{off:>3}: {}", hex(&bytes[*off as usize..*end as usize])),
+                old: o.clone(),
+                new: n.clone(),
+                context: !differs(i),
+            }
+        })
+        .collect();
+    let reading = |reader: &str, pick: fn(&(u64, u64, String, String)) -> &String| {
+        let parts: Vec<String> = all
+            .iter()
+            .filter(|(_, _, o, n)| o != n)
+            .map(|row| format!("bytes {}–{} as {}", row.0, row.1 - 1, phrase(pick(row))))
+            .collect();
+        format!("the {reader} reads {}", parts.join(", "))
+    };
     Some(Witness {
         what: format!("`{}` laid out by the released spec (rank 1)", so.name),
-        bytes,
+        bytes: bytes[start as usize..stop as usize].to_vec(),
+        offset: start,
         old_label: "released reader".to_string(),
         new_label: "amended reader".to_string(),
+        readings: vec![
+            reading("released reader", |r| &r.2),
+            reading("amended reader", |r| &r.3),
+        ],
         rows,
     })
 }

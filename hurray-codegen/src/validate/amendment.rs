@@ -78,6 +78,10 @@ pub fn s3_deprecation(
     }
 }
 
+/// The fix S6 gives for a field placed where older readers parse existing bytes, in the
+/// seed's words (ADR-019 S6; versioning.txt § Spec Amendment Rules S6).
+pub const S6_FIX: &str = "S6: \"A new field in a minor revision MUST be gated by a flag bit, a tag value, or a length-prefixed trailing extension\": put it in a new section gated by a new flag bit, or append it after the last field of a length-prefixed structure";
+
 /// Whether field `i` of `s` is gated by a flag bit allocated with it.
 fn gated_by_new_bit(spec: &Spec, f: &Field) -> bool {
     match &f.presence {
@@ -122,22 +126,45 @@ pub fn s6_gating(spec: &Spec, s: &Structure, i: usize, diags: &mut Diagnostics) 
             let b = spec.flag_set(*set_id).bits.iter().find(|b| b.bit == *bit);
             diags.push(
                 Diagnostic::new(&lints::S6_UNGATED_SECTION, Some(f.span), format!("new part `{}.{}` ({}) is gated by `{}`, a bit older readers already know", s.name, f.name, axis.show(f.since), b.map_or("?", |b| b.name.as_str())))
-                    .help("S6: gate a new section by a new flag bit allocated in the same minor revision, so older readers reject data that uses it (CD2)"),
+                    .help("S6: \"A new field in a minor revision MUST be gated by a flag bit\" that older readers do not know: allocate a new bit in the same minor revision and gate the section by it, so older readers reject data that uses it (CD2)"),
             );
         }
         return;
     }
     if let Some(next) = s.fields[i + 1..].iter().find(|g| g.since < f.since) {
         diags.push(
-            Diagnostic::new(&lints::S6_INSERTED_FIELD, Some(f.span), format!("field `{}` ({}) is inserted before `{}` ({})", f.name, axis.show(f.since), next.name, axis.show(next.since)))
-                .label(next.span, "an existing field that would move")
-                .help("S6: older readers would parse these bytes as the fields that used to follow: append the new field after every existing field"),
+            Diagnostic::new(
+                &lints::S6_INSERTED_FIELD,
+                Some(f.span),
+                format!(
+                    "field `{}` ({}) is inserted before `{}` ({})",
+                    f.name,
+                    axis.show(f.since),
+                    next.name,
+                    axis.show(next.since)
+                ),
+            )
+            .label(next.span, "an existing field that would move")
+            .help(format!(
+                "{S6_FIX} (older readers would parse these bytes as the fields that used to follow)"
+            )),
         );
     } else if !s.framing.is_length_prefixed() {
         diags.push(
-            Diagnostic::new(&lints::S6_FIXED_OFFSET_ADDITION, Some(f.span), format!("field `{}` ({}) extends `{}`, which has no length prefix", f.name, axis.show(f.since), s.name))
-                .label(s.framing_span, "framed as fixed here")
-                .help("S6: older readers would parse it as the start of what follows; gate it by a new flag bit, or append it to a length-prefixed structure"),
+            Diagnostic::new(
+                &lints::S6_FIXED_OFFSET_ADDITION,
+                Some(f.span),
+                format!(
+                    "field `{}` ({}) extends `{}`, which has no length prefix",
+                    f.name,
+                    axis.show(f.since),
+                    s.name
+                ),
+            )
+            .label(s.framing_span, "framed as fixed here")
+            .help(format!(
+                "{S6_FIX} (older readers would parse it as the start of what follows)"
+            )),
         );
     }
 }

@@ -3,7 +3,7 @@
 //! pushes its findings and carries on; nothing here stops at the first problem. The rules
 //! that compare the spec with its released history live in `amend`.
 
-mod amendment;
+pub(crate) mod amendment;
 mod defaults;
 
 use std::collections::{HashMap, HashSet};
