@@ -44,6 +44,21 @@ fn a_failing_amendment_exits_1_with_every_finding_in_every_format() {
         text.contains("witness:") && text.contains("released reader") && text.contains("≠"),
         "{text}"
     );
+    // The witness shows the bytes the readers read differently, with a field of context, and
+    // says what each reader makes of them; the fields before it are not shown.
+    assert!(
+        text.contains("(context)")
+            && text.contains("the released reader reads bytes 12–15 as scale_buffer_index")
+            && text.contains("the amended reader reads bytes 12–15 as x_bias_correction")
+            && !text.contains("header.scheme_tag"),
+        "{text}"
+    );
+    // The help gives S6's fix, not a major bump.
+    assert!(
+        text.contains("do not bump the major for `mxfp.x_bias_correction`")
+            && !text.contains("set the axis's `current = \"2."),
+        "{text}"
+    );
     // json: every finding with lint, rule, location and help
     let j: J =
         serde_json::from_slice(&hurray_spec(&["check", "--spec", s, "--format", "json"]).stdout)

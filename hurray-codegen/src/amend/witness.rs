@@ -64,7 +64,7 @@ fn eval(text: &str, env: &BTreeMap<String, Affine>) -> Option<u64> {
 }
 
 /// Flatten a structure into scalar leaves at constant offsets, descending into nested
-/// structures; stops at the first field whose place depends on data.
+/// structures and arrays of them; stops at the first field whose place depends on data.
 fn flatten(
     snap: &Snapshot,
     s: &SStructure,
@@ -98,6 +98,25 @@ fn flatten(
                 out,
                 depth + 1,
             );
+            continue;
+        }
+        // An array of structures: each element (the environment keeps counts at 1).
+        if let Some(inner) = f.ty.strip_prefix("struct:")
+            && let Some(st) = snap.structure(inner)
+            && let Some(count) = eval(&f.count, env).filter(|&n| n > 0)
+        {
+            let element = size / count;
+            for i in 0..count.min(2) {
+                flatten(
+                    snap,
+                    st,
+                    base + off + i * element,
+                    &format!("{name}[{i}]."),
+                    env,
+                    out,
+                    depth + 1,
+                );
+            }
             continue;
         }
         if f.ty.starts_with("dispatch:") {
@@ -215,10 +234,10 @@ pub fn layout(old: &Snapshot, new: &Snapshot, so: &SStructure, sn: &SStructure) 
             if off >= old_end {
                 "(what follows the structure)".to_string()
             } else {
-                "(inside another field)".to_string()
+                "(part of another field)".to_string()
             }
         });
-        let n = find(&nl).unwrap_or_else(|| "(inside another field)".to_string());
+        let n = find(&nl).unwrap_or_else(|| "(part of another field)".to_string());
         all.push((off, end, o, n));
     }
     let differs = |i: usize| all.get(i).is_some_and(|(_, _, o, n)| o != n);
