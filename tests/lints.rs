@@ -37,6 +37,17 @@ fn is_about(line: &str, about: &str) -> bool {
             .is_some_and(|key| !key.contains('['))
 }
 
+/// The lines of `got` on the items a fixture is `about` (all of them when it names none).
+fn only_about(got: String, about: &[String]) -> String {
+    if about.is_empty() {
+        return got;
+    }
+    got.lines()
+        .filter(|l| about.iter().any(|a| is_about(l, a)))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The checker reports a changed tag range once for every release record that holds it (a
 /// changed tag value only once): after more than one release, the same finding repeats with
 /// each record's label. Until it is reported once, like a value's, the repeats count once here.
@@ -82,14 +93,10 @@ fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
             .map(|other| materialize_on(base, &dir.join(other), &work.join("against")).tree);
         let checked =
             hurray_codegen::check(&m.tree, against.as_deref()).expect("the fixture's spec reads");
-        let mut got = short(&checked.sources, &m.tree, checked.diags.items());
-        if !m.overlay.about.is_empty() {
-            got = got
-                .lines()
-                .filter(|l| m.overlay.about.iter().any(|a| is_about(l, a)))
-                .map(|l| format!("{l}\n"))
-                .collect();
-        }
+        let got = only_about(
+            short(&checked.sources, &m.tree, checked.diags.items()),
+            &m.overlay.about,
+        );
         for d in checked.diags.items() {
             seen.failing.insert(d.lint.id.to_string());
         }
@@ -117,52 +124,21 @@ fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
         // A fixture with a `help.txt` also pins the help of every finding.
         let help_path = fdir.join("help.txt");
         if help_path.exists() {
-            let mut got = helps(&checked.sources, &m.tree, checked.diags.items());
-            if !m.overlay.about.is_empty() {
-                got = got
-                    .lines()
-                    .filter(|l| {
-                        let located = l.split_once(' ').map_or("", |(_, rest)| rest);
-                        m.overlay
-                            .about
-                            .iter()
-                            .any(|a| is_about(&format!("- {located}"), a))
-                    })
-                    .map(|l| format!("{l}\n"))
-                    .collect();
-            }
-            if bless {
-                std::fs::write(&help_path, placeholders(&m, &fdir, &got)).unwrap();
-            } else {
-                let text = std::fs::read_to_string(&help_path).unwrap();
-                let want = m
-                    .vars
-                    .expand(&text)
-                    .unwrap_or_else(|e| panic!("{}: {e}", help_path.display()));
-                if want != got {
-                    failures.push(format!(
-                        "{group}/{name} (help.txt):\n--- expected\n{want}--- got\n{got}"
-                    ));
-                }
-            }
+            let got = only_about(
+                helps(&checked.sources, &m.tree, checked.diags.items()),
+                &m.overlay.about,
+            );
+            failures.extend(
+                compare(&m, &fdir, &help_path, &got, bless)
+                    .map(|diff| format!("{group}/{name} (help.txt):\n{diff}")),
+            );
         }
         let got = once_per_finding(got);
         let expected_path = fdir.join("expected.txt");
-        if bless {
-            std::fs::write(&expected_path, placeholders(&m, &fdir, &got)).unwrap();
-            continue;
-        }
-        let text = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        let want = m
-            .vars
-            .expand(&text)
-            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
-        if want != got {
-            failures.push(format!(
-                "{group}/{name} ({}):\n--- expected\n{want}--- got\n{got}",
-                m.overlay.description
-            ));
-        }
+        failures.extend(
+            compare(&m, &fdir, &expected_path, &got, bless)
+                .map(|diff| format!("{group}/{name} ({}):\n{diff}", m.overlay.description)),
+        );
     }
     assert!(
         failures.is_empty(),
@@ -172,7 +148,28 @@ fn run_group(group: &str, base: &Path, scratch: &str) -> Seen {
     seen
 }
 
-/// The help of every finding that has one: `lint location: help`, one line each.
+/// Compare what a fixture reports with its file of expectations (placeholders expanded), or
+/// with `BLESS` write it there; the difference, if any.
+fn compare(
+    m: &hurray_codegen::overlay::Materialized,
+    fdir: &Path,
+    path: &Path,
+    got: &str,
+    bless: bool,
+) -> Option<String> {
+    if bless {
+        std::fs::write(path, placeholders(m, fdir, got)).unwrap();
+        return None;
+    }
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let want = m
+        .vars
+        .expand(&text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (want != got).then(|| format!("--- expected\n{want}--- got\n{got}"))
+}
+
+/// The help of every finding that has one: `help[lint] location: help`, one line each.
 fn helps(
     sources: &hurray_codegen::source::SourceMap,
     spec: &Path,
@@ -183,7 +180,7 @@ fn helps(
         .filter_map(|d| {
             let help = d.help.as_ref()?;
             Some(format!(
-                "{} {}: {help}\n",
+                "help[{}] {}: {help}\n",
                 d.lint.id,
                 common::fixtures::location(sources, spec, d)
             ))

@@ -526,18 +526,14 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                     rules::layout_witness(d.base, d.cur, bs, cs)
                 };
                 witnessed |= w.is_some();
+                let was = format!("{} {} at {}", bf.ty, bf.size, bf.offset);
+                let now = format!("{} {} at {}", cf.ty, cf.size, cf.offset);
                 d.push_w(
                     &bs.axis,
                     Class::Major,
                     format!(
-                        "field `{}` changed offset, size or type ({} {} at {} → {} {} at {})",
-                        rules::field_key(bs, bf),
-                        bf.ty,
-                        bf.size,
-                        bf.offset,
-                        cf.ty,
-                        cf.size,
-                        cf.offset
+                        "field `{}` changed offset, size or type ({was} → {now})",
+                        rules::field_key(bs, bf)
                     ),
                     &fk,
                     w,
@@ -558,14 +554,8 @@ fn structures(d: &mut Diff<'_>, diags: &mut Diagnostics) {
                 // A change an S6 addition causes is reported once, at the addition.
                 let prior = s6.is_none().then(|| {
                     format!(
-                        "read `{}` as {} {} at {}, where its data has {} {} at {}",
-                        rules::field_key(bs, bf),
-                        bf.ty,
-                        bf.size,
-                        bf.offset,
-                        cf.ty,
-                        cf.size,
-                        cf.offset
+                        "read `{}` as {was}, where its data has {now}",
+                        rules::field_key(bs, bf)
                     )
                 });
                 d.mark(s6, prior);
@@ -1054,13 +1044,12 @@ pub fn verdicts(
                 scheme_axis,
             );
             let own: Vec<&Change> = changes.iter().filter(|c| c.axis == ca.name).collect();
-            let help = s6_bump_help(&majors, &own, class, b, style).unwrap_or_else(|| {
-                format!(
-                    "set the axis's `current = {}` in {}",
-                    style.toml_literal(required),
-                    crate::load::display_path(&spec_dir.join("spec.toml"))
-                )
-            });
+            let set = format!(
+                "set the axis's `current = {}` in {}",
+                style.toml_literal(required),
+                crate::load::display_path(&spec_dir.join("spec.toml"))
+            );
+            let help = s6_bump_help(&majors, &own, class, b, style, &set).unwrap_or(set);
             diags.push(
                 Diagnostic::new(
                     &lints::VERSION_TOO_LOW,
@@ -1121,14 +1110,15 @@ fn majors_of<'c>(
 /// The help of `version-too-low` when S6-forbidden additions make an axis's changes MAJOR:
 /// the fix is the addition's place, not a major bump. When every MAJOR change comes from such
 /// additions, the help names the S6 fix and the version the amendment needs once it is made;
-/// when some do, it names the major bump for the others and the S6 fix for these. `None` when
-/// no S6 addition is involved.
+/// when some do, it gives the major bump (`set_major`) for the others and the S6 fix for
+/// these. `None` when no S6 addition is involved.
 fn s6_bump_help(
     majors: &[&Change],
     own: &[&Change],
     class: Option<Class>,
     base: Version,
     style: AxisStyle,
+    set_major: &str,
 ) -> Option<String> {
     let mut additions: Vec<&str> = majors
         .iter()
@@ -1174,7 +1164,7 @@ fn s6_bump_help(
         ))
     } else {
         Some(format!(
-            "the other MAJOR changes need the next major (with its migration, S5); {names} need no major bump: {}",
+            "for the other MAJOR changes, {set_major} (with the migration S5 requires); {names} need no major bump: {}",
             rules::S6_FIX
         ))
     }
