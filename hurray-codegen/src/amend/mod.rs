@@ -85,7 +85,17 @@ pub fn check_history(
         (None, None) => return,
     };
     let changes = classify::diff(base, &cur, &spans, axes, diags);
-    rules::cd2_forward_additive(base, &label, &cur, &changes, axes, diags);
+    let prior_readers: Vec<rules::PriorReading<'_>> = changes
+        .iter()
+        .filter_map(|c| {
+            Some(rules::PriorReading {
+                axis: &c.axis,
+                span: c.span,
+                reading: c.prior_reader.as_deref()?,
+            })
+        })
+        .collect();
+    rules::cd2_forward_additive(base, &label, &cur, &prior_readers, axes, diags);
     classify::verdicts(
         spec, base, &label, &cur, &spans, changes, spec_dir, sources, diags,
     );

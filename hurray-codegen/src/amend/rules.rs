@@ -211,6 +211,15 @@ pub fn layout_witness(
     witness::layout(old, new, so, sn)
 }
 
+/// A classified change after which a reader of the base release does not do what
+/// FORWARD_ADDITIVE promises: the change's axis, its place, and what that reader would do.
+#[derive(Clone, Copy, Debug)]
+pub struct PriorReading<'a> {
+    pub axis: &'a str,
+    pub span: Option<Span>,
+    pub reading: &'a str,
+}
+
 /// CD2 (FORWARD_ADDITIVE), ADR-019's spec-checker item 6, "FORWARD_ADDITIVE preserved for
 /// prior-minor readers": "A reader at minor M reading data written at minor N > M MUST
 /// correctly parse every field defined at minor M … The reader MUST reject the data when it
@@ -223,7 +232,7 @@ pub fn cd2_forward_additive(
     base: &Snapshot,
     base_label: &str,
     current: &Snapshot,
-    changes: &[super::classify::Change],
+    prior_readers: &[PriorReading<'_>],
     axes: super::axis_names::AxisNames<'_>,
     diags: &mut Diagnostics,
 ) {
@@ -232,13 +241,11 @@ pub fn cd2_forward_additive(
         (AxisStyle::Scheme, _) => s.version(axes.scheme_parent).map(|(_, v)| v.major),
         (_, v) => Some(v.major),
     };
-    for c in changes {
-        let Some(prior) = &c.prior_reader else {
-            continue;
-        };
-        if major(base, &c.axis).is_none() || major(base, &c.axis) != major(current, &c.axis) {
+    for c in prior_readers {
+        if major(base, c.axis).is_none() || major(base, c.axis) != major(current, c.axis) {
             continue;
         }
+        let prior = c.reading;
         diags.push(
             Diagnostic::new(
                 &lints::FORWARD_ADDITIVE_BROKEN,

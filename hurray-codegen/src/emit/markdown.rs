@@ -629,9 +629,10 @@ pub fn compatibility(spec: &Spec) -> String {
         "What a reader configured for one version does with data of another, on every axis (CD1–CD4, R4, RES-8, RES-9). The evolvability tests build data for every cell below with a runtime generated from the same spec and assert these verdicts.",
     );
     page.heading("Posture per axis (ADR-019)");
-    page.paragraph(
-        "Each axis's compatibility posture in ADR-019's own words: BACKWARD (CD1: a reader at minor M parses data of every minor up to M), FORWARD_ADDITIVE (CD2: a reader at minor M parses every part of newer-minor data its own minor defines, skips trailing bytes inside known length-prefixed sections, and rejects data that uses a flag bit or public tag value it does not know), no automatic compatibility across majors (CD3, CD4), and migration across a major through the migration specification S5 requires. `hurray-spec check` states the same when the spec is clean, and its lint `forward-additive-broken` (ADR-019's spec-checker item 6) reports an amendment that breaks FORWARD_ADDITIVE within a major.",
-    );
+    page.paragraph(format!(
+        "Each axis's compatibility posture in ADR-019's own words: BACKWARD (CD1: a reader at minor M parses data of every minor up to M), FORWARD_ADDITIVE (CD2: a reader at minor M parses every part of newer-minor data its own minor defines, skips trailing bytes inside known length-prefixed sections, and rejects data that uses a flag bit or public tag value it does not know), no automatic compatibility across majors (CD3, CD4), and migration across a major through the migration specification S5 requires. `hurray-spec check` states the same when the spec is clean, and its lint `{}` (ADR-019's spec-checker item 6) reports an amendment that breaks FORWARD_ADDITIVE within a major.",
+        crate::lints::FORWARD_ADDITIVE_BROKEN.id
+    ));
     page.table(&[
         "Axis",
         "Current",
