@@ -715,6 +715,48 @@ fn reader(a: &Agreements, permissive: bool) -> ReaderConfig {
 // Tests
 // ---------------------------------------------------------------------------------------
 
+/// The manifest stores the version a reader acts at as its axis's placeholder, found by the
+/// tag space or flag set the message names; expanding it gives the message back, and nothing
+/// else of a message is touched.
+#[test]
+fn a_readers_version_is_stored_as_its_axis_placeholder() {
+    let v = versions();
+    let (_, descriptor) = &v.reader_at["memory_class"];
+    let (_, container) = &v.reader_at["file_flags"];
+    let tag = format!(
+        "error[unknown-memory-class]: memory_class 0x04 is unallocated at {descriptor} (rule BH-11: text.) (at byte 59)"
+    );
+    let flags = format!(
+        "error[unknown-flag-bit]: file_flags has bit(s) 0x8 set that are reserved at {container} (rule F3: text.) (at byte 8)"
+    );
+    let stored = v.placeholders(&tag);
+    assert!(
+        stored.contains("unallocated at ${descriptor} (rule BH-11"),
+        "{stored}"
+    );
+    assert_eq!(v.expand(&stored), tag);
+    let stored = v.placeholders(&flags);
+    assert!(
+        stored.contains("reserved at ${container} (rule F3"),
+        "{stored}"
+    );
+    assert_eq!(v.expand(&stored), flags);
+    // A version that is not the reader's (the data's) stays as it is.
+    let data = format!(
+        "error[surplus-bytes]: 4 surplus byte(s) at the end of Tensor descriptor, whose descriptor version {descriptor} this reader knows (rule LEN-1: text.) (at byte 61)"
+    );
+    assert_eq!(v.placeholders(&data), data);
+    // No stored message names a reader's version literally.
+    for (name, e) in checked_in_manifest() {
+        let m = e["message"].as_str().expect("message");
+        assert_eq!(
+            v.placeholders(m),
+            m,
+            "{name}: the manifest names a reader's version literally; refresh it with `{REFRESH}`"
+        );
+    }
+}
+
 #[test]
 fn the_checked_in_corpus_matches_the_generator() {
     let c = corpus();
