@@ -26,6 +26,7 @@ pub mod model;
 pub mod overlay;
 pub mod raw;
 pub mod render;
+pub mod schema;
 pub mod source;
 pub mod validate;
 
