@@ -20,6 +20,9 @@
 //! assert_eq!(Kind::of("README.md"), None);
 //! ```
 
+/// The command that refreshes the checked-in schemas and the spec files' directives.
+pub const COMMAND: &str = "cargo run --bin hurray-spec -- schema";
+
 /// The folder of a spec tree that holds the schemas.
 pub const DIR: &str = "schema";
 

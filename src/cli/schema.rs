@@ -4,12 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use hurray_codegen::schema::{self, Kind};
+use hurray_codegen::schema::{self, COMMAND, Kind};
 
 use super::written::write_reported;
-
-/// The command that refreshes the schemas and the directives, named by every drift message.
-pub const COMMAND: &str = "cargo run --bin hurray-spec -- schema";
 
 /// Write every schema to `out` (default: the tree's `schema/` folder) and, when they go to
 /// the tree's own folder, set the directive of every spec file; with `check`, change nothing
