@@ -106,7 +106,9 @@ fn checked_in_schemas_are_up_to_date() {
     let stale: Vec<&str> = generated
         .iter()
         .filter(|(kind, text)| {
-            std::fs::read_to_string(dir.join(kind.file_name())).ok().as_deref()
+            std::fs::read_to_string(dir.join(kind.file_name()))
+                .ok()
+                .as_deref()
                 != Some(text.as_str())
         })
         .map(|(kind, _)| kind.file_name())
@@ -134,7 +136,11 @@ fn schema_check_mode_fails_on_drift_and_names_the_command() {
     let spec = work.join("spec");
     common::fixtures::copy_dir(&root().join("spec"), &spec);
     let s = spec.to_str().unwrap();
-    assert!(hurray_spec(&["schema", "--spec", s, "--check"]).status.success());
+    assert!(
+        hurray_spec(&["schema", "--spec", s, "--check"])
+            .status
+            .success()
+    );
     // A stale schema and a file that lost its directive.
     std::fs::write(spec.join("schema/tags.json"), "{}\n").unwrap();
     let layout = spec.join("tags/layout.toml");
@@ -153,7 +159,11 @@ fn schema_check_mode_fails_on_drift_and_names_the_command() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("layout.toml"), "{}", stdout(&out));
     assert_eq!(std::fs::read_to_string(&layout).unwrap(), text);
-    assert!(hurray_spec(&["schema", "--spec", s, "--check"]).status.success());
+    assert!(
+        hurray_spec(&["schema", "--spec", s, "--check"])
+            .status
+            .success()
+    );
     // `--out` elsewhere writes the schemas only.
     let elsewhere = work.join("elsewhere");
     let out = hurray_spec(&["schema", "--spec", s, "--out", elsewhere.to_str().unwrap()]);
@@ -206,12 +216,12 @@ fn every_spec_file_names_its_schema() {
             .parent()
             .unwrap()
             .join(first.strip_prefix(schema::DIRECTIVE).unwrap_or_else(|| {
-                panic!(
-                    "{}: an overlay fixture opens with `#:schema <relative path of spec/schema/{}>`",
-                    path.display(),
-                    Kind::Overlay.file_name()
-                )
-            }));
+            panic!(
+                "{}: an overlay fixture opens with `#:schema <relative path of spec/schema/{}>`",
+                path.display(),
+                Kind::Overlay.file_name()
+            )
+        }));
         assert_eq!(
             target.canonicalize().unwrap(),
             spec.join(schema::DIR)
@@ -239,7 +249,11 @@ fn every_spec_file_release_record_and_overlay_validates() {
     }
     for path in overlays() {
         let what = path.display().to_string();
-        let errors = v.errors(Kind::Overlay, &std::fs::read_to_string(&path).unwrap(), &what);
+        let errors = v.errors(
+            Kind::Overlay,
+            &std::fs::read_to_string(&path).unwrap(),
+            &what,
+        );
         if !errors.is_empty() {
             failures.push(format!("{what}: {errors}"));
         }
@@ -282,7 +296,8 @@ space = "device"
     assert_eq!(v.errors(Kind::Migration, migration, "migration"), "");
     let misspelt = migration.replace("dropped = true", "droped = true");
     assert!(
-        v.errors(Kind::Migration, &misspelt, "migration").contains("droped"),
+        v.errors(Kind::Migration, &misspelt, "migration")
+            .contains("droped"),
         "a misspelt key"
     );
 }
@@ -402,4 +417,41 @@ memory_classes = ["standard"]
     assert_eq!(Validator::new().errors(Kind::Release, &text, &relative), "");
     let out = hurray_spec(&["check", "--spec", s]);
     assert!(out.status.success(), "{}", stdout(&out));
+}
+
+/// The crates `package` builds into its own code and its build scripts' (normal and build
+/// dependencies, transitively, with the features a build of that package alone resolves).
+fn build_graph(package: &str) -> Vec<String> {
+    let out =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["tree", "--offline", "-p", package, "-e", "normal,build"])
+            .args(["--prefix", "none", "-f", "{p}"])
+            .current_dir(root())
+            .output()
+            .expect("cargo tree runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect()
+}
+
+/// `schemars` is the CLI's (through hurray-codegen's `schema` feature), never in the build of
+/// the runtime, whose build script runs hurray-codegen without the feature.
+#[test]
+fn schemars_stays_out_of_the_runtimes_build() {
+    let runtime = build_graph("hurray-runtime");
+    assert!(
+        runtime.iter().any(|c| c == "hurray-codegen"),
+        "the runtime's build script runs hurray-codegen: {runtime:?}"
+    );
+    assert!(
+        !runtime.iter().any(|c| c.starts_with("schemars")),
+        "schemars is in the runtime's build: {runtime:?}"
+    );
+    let cli = build_graph("hurray-spec");
+    assert!(
+        cli.iter().any(|c| c == "schemars"),
+        "the predicate finds schemars where it is: {cli:?}"
+    );
 }

@@ -220,11 +220,19 @@ mod tests {
         ] {
             assert_eq!(Kind::of(relative), Some(kind), "{relative}");
         }
-        for relative in ["README.md", "migrations/README.md", "tags/a/b.toml", "x.toml"] {
+        for relative in [
+            "README.md",
+            "migrations/README.md",
+            "tags/a/b.toml",
+            "x.toml",
+        ] {
             assert_eq!(Kind::of(relative), None, "{relative}");
         }
         for folder in crate::load::TABLE_DIRS {
-            assert!(Kind::of(&format!("{folder}/any.toml")).is_some(), "{folder}");
+            assert!(
+                Kind::of(&format!("{folder}/any.toml")).is_some(),
+                "{folder}"
+            );
         }
     }
 

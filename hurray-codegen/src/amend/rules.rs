@@ -259,7 +259,9 @@ pub fn s5_migration(
                 )
                 .help(format!(
                     "see {} for the migration format",
-                    crate::load::display_path(&spec_dir.join(super::migration::DIR).join("README.md"))
+                    crate::load::display_path(
+                        &spec_dir.join(super::migration::DIR).join("README.md")
+                    )
                 )),
             );
             return;
