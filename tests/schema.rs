@@ -30,7 +30,7 @@ impl Validator {
         let mut schemas = boon::Schemas::new();
         let mut compiler = boon::Compiler::new();
         let mut compiled = Vec::new();
-        for (kind, text) in schema::generate() {
+        for (kind, text) in hurray_codegen::json_schema::generate() {
             let url = format!("file:///hurray/{}", kind.file_name());
             let value: serde_json::Value = serde_json::from_str(&text).unwrap();
             compiler.add_resource(&url, value).unwrap();
@@ -102,7 +102,7 @@ fn overlays() -> Vec<PathBuf> {
 #[test]
 fn checked_in_schemas_are_up_to_date() {
     let dir = root().join("spec").join(schema::DIR);
-    let generated = schema::generate();
+    let generated = hurray_codegen::json_schema::generate();
     let stale: Vec<&str> = generated
         .iter()
         .filter(|(kind, text)| {

@@ -15,6 +15,8 @@ pub mod compat;
 pub mod diag;
 pub mod emit;
 pub mod explain;
+#[cfg(feature = "schema")]
+pub mod json_schema;
 pub mod layout;
 pub mod lints;
 pub mod load;

@@ -301,7 +301,7 @@ pub fn seal_pending(tree: &Path) -> std::io::Result<Option<crate::amend::snapsho
     let spec = loaded.clean().filter(|s| s.status == Status::Released);
     if let Some(record) = spec.and_then(|s| amend::next_record(s, &hist, None)) {
         let path = history::dir(tree).join(format!("{:04}.toml", record.release.sequence));
-        std::fs::write(path, history::record_text(tree, &record))?;
+        std::fs::write(path, crate::schema::record_text(tree, &record))?;
         return Ok(Some(record.release));
     }
     Ok(hist.latest().map(|s| s.release.clone()))

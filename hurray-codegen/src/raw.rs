@@ -221,7 +221,7 @@ pub struct Tag {
     pub deprecated_since: Option<S<toml::Value>>,
     /// (S3) The name of the value writers use instead (W3).
     pub replacement: Option<S<String>>,
-    /// Deprecated without a version (rejected: name `deprecated_since`).
+    /// `true`: deprecated; S3 also needs `deprecated_since`.
     pub deprecated: Option<S<bool>>,
     /// (Layout, scheme, KV value) the structure the value selects; absent means empty.
     pub structure: Option<S<String>>,
@@ -333,7 +333,7 @@ pub struct Bit {
     /// (S3) The version that deprecated the bit.
     #[cfg_attr(feature = "schema", schemars(with = "Option<shape::Version>"))]
     pub deprecated_since: Option<S<toml::Value>>,
-    /// Deprecated without a version (rejected: name `deprecated_since`).
+    /// `true`: deprecated; S3 also needs `deprecated_since`.
     pub deprecated: Option<S<bool>>,
     /// (S3) The name of the bit writers use instead.
     pub replacement: Option<S<String>>,

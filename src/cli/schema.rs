@@ -15,7 +15,7 @@ pub fn run(spec: &Path, out: Option<&Path>, check: bool) -> ExitCode {
     let own = spec.join(schema::DIR);
     let out = out.map_or_else(|| own.clone(), Path::to_path_buf);
     let mut stale = Vec::new();
-    for (kind, text) in schema::generate() {
+    for (kind, text) in hurray_codegen::json_schema::generate() {
         let path = out.join(kind.file_name());
         if check {
             if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {

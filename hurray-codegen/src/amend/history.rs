@@ -29,30 +29,6 @@ pub fn dir(spec_dir: &Path) -> std::path::PathBuf {
     spec_dir.join(DIR)
 }
 
-/// The text of `record` as it is written into the spec tree at `spec_dir` (by `hurray-spec
-/// release` and by overlays sealing pending changes): its canonical TOML, with taplo's schema
-/// directive when the tree holds the record schema. The directive follows the record's two
-/// header comment lines (a header directive may follow comments), so that every record opens
-/// with the same two lines, those written before records had a schema (`0001.toml`,
-/// `0002.toml`, append-only and so without one) included.
-pub fn record_text(spec_dir: &Path, record: &Snapshot) -> String {
-    use crate::schema::{self, Kind};
-    let text = record.to_toml();
-    if !spec_dir
-        .join(schema::DIR)
-        .join(Kind::Release.file_name())
-        .is_file()
-    {
-        return text;
-    }
-    let relative = format!("{DIR}/{:04}.toml", record.release.sequence);
-    let directive = Kind::Release.directive(&relative);
-    let mut lines = text.split_inclusive('\n');
-    let header: String = lines.by_ref().take(2).collect();
-    let body: String = lines.collect();
-    format!("{header}{directive}\n{body}")
-}
-
 /// Load and verify every release record.
 pub fn load(spec_dir: &Path, sources: &mut SourceMap, diags: &mut Diagnostics) -> History {
     let d = dir(spec_dir);
