@@ -6,7 +6,7 @@
 //! doc comment on a key becomes the description an editor shows on hover, and every
 //! `deny_unknown_fields` becomes `additionalProperties: false`, so a misspelt key is flagged
 //! while typing. A key read as a free TOML value (a version, a check, a default) names the
-//! shape it takes for the schema with `schemars(with = …)`, one of the [`shape`] types.
+//! shape it takes for the schema with `schemars(with = …)`, one of the `shape` types.
 
 use std::collections::BTreeMap;
 
