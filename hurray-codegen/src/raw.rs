@@ -788,7 +788,7 @@ mod shape {
     #[allow(dead_code)]
     pub(super) enum Checks {
         /// One check.
-        One(super::Check),
+        One(Box<super::Check>),
         /// A list of checks.
         Many(Vec<super::Check>),
     }
