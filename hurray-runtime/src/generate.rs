@@ -16,7 +16,7 @@ const WILD: u8 = 3;
 
 /// Out of 256, how often an integer is its lowest allowed value (zero, mostly: the value
 /// that keeps sizes, counts and offsets consistent most often).
-const LOWEST: u8 = 96;
+const LOWEST: u8 = 144;
 
 /// Out of 256, how often an integer stays near its lowest allowed value (below that, it is
 /// the lowest).
@@ -162,6 +162,24 @@ pub(crate) fn free_length(u: &mut Unstructured<'_>) -> Result<usize> {
     } else {
         u.int_in_range(0..=64)
     }
+}
+
+/// A sequence length the enclosing structure suggests (the buffers its layout needs): that
+/// length, now and then a free one; a free one when there is no suggestion.
+pub(crate) fn hinted_length(u: &mut Unstructured<'_>, hint: Option<usize>) -> Result<usize> {
+    match hint {
+        Some(n) if n as u64 <= MAX_LENGTH && !wild(u)? => Ok(n),
+        _ => free_length(u),
+    }
+}
+
+/// Mostly one of `values` (a value another field's value pairs with); `None` now and then,
+/// or when there is none, for the caller's unconstrained draw.
+pub(crate) fn one_of(u: &mut Unstructured<'_>, values: &[u32]) -> Result<Option<u32>> {
+    if values.is_empty() || wild(u)? {
+        return Ok(None);
+    }
+    u.choose(values).copied().map(Some)
 }
 
 /// A value for a structure's param when the structure is generated on its own (outside the

@@ -131,7 +131,17 @@ fn structure(spec: &Spec, id: StructId) -> TokenStream {
     let o = owned_ident(spec, id);
     let decls = param_decls(&s.params);
     let draws = draw_params(&s.params);
-    let args: Vec<_> = s.params.iter().map(|p| param_local(p)).collect();
+    let mut args: Vec<_> = s
+        .params
+        .iter()
+        .map(|p| param_local(p))
+        .map(|p| quote!(#p))
+        .collect();
+    let mut decls = decls;
+    if hinted_field(spec, id).is_some() {
+        decls.push(quote!(hint: Option<usize>));
+        args.push(quote!(None));
+    }
     let limit = match s.depth_limit {
         Some((levels, _)) => Some(levels + 1),
         None if s.shape.containment.cyclic => Some(32),
@@ -272,7 +282,11 @@ fn count(spec: &Spec, id: StructId, i: usize, c: &Count) -> TokenStream {
             quote!(crate::generate::stated_length(#p)?)
         }
         Count::Field(j) if s.shape.fields[*j].gives_size_of == Some(i) => {
-            quote!(crate::generate::free_length(u)?)
+            if hinted_field(spec, id) == Some(i) {
+                quote!(crate::generate::hinted_length(u, hint)?)
+            } else {
+                quote!(crate::generate::free_length(u)?)
+            }
         }
         Count::Field(j) => {
             let fpath = FieldPath {
@@ -415,6 +429,183 @@ fn constraints(
     out
 }
 
+/// The field of structure `id` holding a sequence whose derived count some structure binds
+/// as a param (a buffer table's `buffers`, bound as `buffer_count`): the enclosing structure
+/// can pass the length it should have.
+fn hinted_field(spec: &Spec, id: StructId) -> Option<usize> {
+    spec.structures.iter().find_map(|st| {
+        st.bindings.values().find_map(|path| {
+            let mut cur = spec.structure(path.root);
+            let mut at = (path.root, path.steps[0]);
+            for &step in &path.steps[1..] {
+                let FieldType::Struct(t) = cur.fields[at.1].ty else {
+                    return None;
+                };
+                cur = spec.structure(t);
+                at = (t, step);
+            }
+            let (sid, field) = at;
+            if sid != id {
+                return None;
+            }
+            spec.structure(sid).shape.fields[field].gives_size_of
+        })
+    })
+}
+
+/// The path to a field of type `ty` among the members drawn before field `i` of `id`
+/// (directly, or inside an earlier structure member), when there is one the locals hold.
+fn earlier_path(spec: &Spec, id: StructId, i: usize, ty: &FieldType) -> Option<FieldPath> {
+    let s = spec.structure(id);
+    let mut candidates = Vec::new();
+    for (j, f) in s.fields[..i].iter().enumerate() {
+        if &f.ty == ty {
+            candidates.push(vec![j]);
+        } else if let FieldType::Struct(t) = f.ty {
+            for (k, g) in spec.structure(t).fields.iter().enumerate() {
+                if &g.ty == ty {
+                    candidates.push(vec![j, k]);
+                }
+            }
+        }
+    }
+    candidates
+        .into_iter()
+        .map(|steps| FieldPath {
+            root: id,
+            steps,
+            text: String::new(),
+        })
+        .find(|p| usable(spec, id, i, p))
+}
+
+/// Whether the param `name` has a local before field `i` of `id` (a param of the structure,
+/// or a binding of a field drawn before).
+fn param_in_scope(spec: &Spec, id: StructId, i: usize, name: &str) -> bool {
+    let s = spec.structure(id);
+    s.params.iter().any(|p| p == name)
+        || s.bindings
+            .get(name)
+            .is_some_and(|p| p.root == id && p.steps[0] < i)
+}
+
+/// The param name the model gives the number of buffer handles (a layout's `buffers`).
+const BUFFER_COUNT_PARAM: &str = "buffer_count";
+
+/// The length to pass to structure field `i` of `id` for its hinted sequence: for the
+/// sequence bound as the buffer count, the layout drawn before it needs `a*rank+b` buffers
+/// of its own (the layout role's `buffers`); `None` otherwise.
+fn hint_for(spec: &Spec, id: StructId, i: usize) -> TokenStream {
+    let s = spec.structure(id);
+    let bound_here = s
+        .bindings
+        .get(BUFFER_COUNT_PARAM)
+        .is_some_and(|p| p.root == id && p.steps[0] == i);
+    let layout = spec.roles.layout;
+    let tag = earlier_path(spec, id, i, &FieldType::Tag(layout));
+    let (true, Some(tag), true) = (bound_here, tag, param_in_scope(spec, id, i, RANK_PARAM)) else {
+        return quote!(None);
+    };
+    let tag = binding_expr(spec, &tag);
+    let rank = param_local(RANK_PARAM);
+    let arms = spec.space(layout).tags.iter().filter_map(|t| match &t.attrs {
+        TagAttrs::Layout(a) => {
+            let v = lit_u64(u64::from(t.value));
+            let (per_rank, constant) = (lit_u64(u64::from(a.buffers.a)), lit_u64(u64::from(a.buffers.b)));
+            Some(quote!(#v => #rank.checked_mul(#per_rank).and_then(|n| n.checked_add(#constant)),))
+        }
+        _ => None,
+    });
+    quote!({
+        let buffers: Option<u64> = match #tag { #(#arms)* _ => None };
+        buffers.and_then(|n| usize::try_from(n).ok())
+    })
+}
+
+/// For a memory class field drawn after its device's tag: mostly one of the memory classes
+/// the device role's attributes list for the device drawn (a pair a reader accepts).
+fn memory_class_of_device(spec: &Spec, id: StructId, i: usize) -> Option<TokenStream> {
+    let (device, memory_class) = (spec.roles.device, spec.roles.memory_class);
+    if spec.structure(id).fields[i].ty != FieldType::Tag(memory_class) {
+        return None;
+    }
+    let tag = earlier_path(spec, id, i, &FieldType::Tag(device))?;
+    let tag = binding_expr(spec, &tag);
+    let classes = spec.space(memory_class);
+    let arms = spec
+        .space(device)
+        .tags
+        .iter()
+        .filter_map(|t| match &t.attrs {
+            TagAttrs::Device { memory_classes } => {
+                let v = lit_u64(u64::from(t.value));
+                let values = memory_classes
+                    .iter()
+                    .filter_map(|name| classes.tag(name))
+                    .map(|m| Literal::u32_unsuffixed(m.value));
+                Some(quote!(#v => &[#(#values),*],))
+            }
+            _ => None,
+        });
+    let ty = space_type(spec, memory_class);
+    Some(quote!({
+        let paired: &[u32] = match #tag { #(#arms)* _ => &[] };
+        match crate::generate::one_of(u, paired)? {
+            Some(v) => crate::wire::TagValue::<super::tags::#ty>::from_raw(v),
+            None => <crate::wire::TagValue<super::tags::#ty> as ::arbitrary::Arbitrary>::arbitrary(u)?,
+        }
+    }))
+}
+
+/// The param name the model gives a descriptor's number of dimensions (the variable of a
+/// layout's `a*rank+b` buffer count, and one of the params a structure may take).
+const RANK_PARAM: &str = "rank";
+
+/// For the field some structure binds as the rank, in a structure that holds the layout tag
+/// before it: the rank range of the layout drawn (the layout role's `rank_min..=rank_max`),
+/// so that most descriptors have a rank their layout allows.
+fn rank_of_layout(spec: &Spec, id: StructId, i: usize) -> TokenStream {
+    let bound_as_rank = spec.structures.iter().any(|st| {
+        st.bindings.get(RANK_PARAM).is_some_and(|path| {
+            let mut cur = spec.structure(path.root);
+            let mut at = (path.root, path.steps[0]);
+            for &step in &path.steps[1..] {
+                let FieldType::Struct(t) = cur.fields[at.1].ty else {
+                    return false;
+                };
+                cur = spec.structure(t);
+                at = (t, step);
+            }
+            at == (id, i)
+        })
+    });
+    let layout = spec.roles.layout;
+    let tag = earlier_path(spec, id, i, &FieldType::Tag(layout));
+    let (true, Some(tag)) = (bound_as_rank, tag) else {
+        return TokenStream::new();
+    };
+    let tag = binding_expr(spec, &tag);
+    let arms = spec
+        .space(layout)
+        .tags
+        .iter()
+        .filter_map(|t| match &t.attrs {
+            TagAttrs::Layout(a) => {
+                let v = lit_u64(u64::from(t.value));
+                let (lo, hi) = (
+                    Literal::i128_unsuffixed(i128::from(a.rank_min)),
+                    Literal::i128_unsuffixed(i128::from(a.rank_max)),
+                );
+                Some(quote!(#v => { c.min(#lo); c.max(#hi); }))
+            }
+            _ => None,
+        });
+    quote! {
+        #[allow(clippy::match_single_binding)]
+        match #tag { #(#arms)* _ => {} }
+    }
+}
+
 /// An expression drawing one scalar of field `i` (one entry, when it is a sequence).
 fn scalar(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     let s = spec.structure(id);
@@ -435,7 +626,9 @@ fn scalar(spec: &Spec, id: StructId, i: usize) -> TokenStream {
                         CheckKind::OneOf(_) | CheckKind::Equals(_) | CheckKind::SameAs(_)
                     )
             });
-            if stated {
+            if let Some(pairing) = memory_class_of_device(spec, id, i) {
+                pairing
+            } else if stated {
                 let apply = constraints(spec, id, i, |k| int_constraint(spec, id, i, k));
                 quote!({
                     let mut c = crate::generate::Int::new(#p::MIN as i128, #p::MAX as i128);
@@ -493,7 +686,8 @@ fn scalar(spec: &Spec, id: StructId, i: usize) -> TokenStream {
                 })
             }
             None => {
-                let apply = constraints(spec, id, i, |k| int_constraint(spec, id, i, k));
+                let mut apply = constraints(spec, id, i, |k| int_constraint(spec, id, i, k));
+                apply.extend(rank_of_layout(spec, id, i));
                 quote!({
                     let mut c = crate::generate::Int::new(#p::MIN as i128, #p::MAX as i128);
                     #apply
@@ -563,7 +757,11 @@ fn field_value(spec: &Spec, id: StructId, i: usize) -> TokenStream {
         FieldType::Struct(t) => {
             let o = owned_ident(spec, *t);
             let target = spec.structure(*t);
-            let args = pass_params(&target.params);
+            let mut args = pass_params(&target.params);
+            if hinted_field(spec, *t).is_some() {
+                let hint = hint_for(spec, id, i);
+                args.extend(quote!(, #hint));
+            }
             let v = quote!(super::structures::#o::arbitrary_with(u #args, #depth)?);
             if shape.recursive && f.count.is_none() {
                 quote!(Box::new(#v))
@@ -657,7 +855,10 @@ fn variant_enum(spec: &Spec, id: SpaceId) -> TokenStream {
     let mut fixes = Vec::new();
     let call = |sid: StructId| {
         let so = owned_ident(spec, sid);
-        let a = pass_params(&spec.structure(sid).params);
+        let mut a = pass_params(&spec.structure(sid).params);
+        if hinted_field(spec, sid).is_some() {
+            a.extend(quote!(, None));
+        }
         quote!(super::structures::#so::arbitrary_with(u #a, depth)?)
     };
     for t in &space.tags {
