@@ -650,7 +650,7 @@ pub fn normalize(d: &mut Descriptor) -> Result<(), WriteError> {
     if d.fixed_header.magic != b"HRRY" {
         d.fixed_header.magic = b"HRRY".to_vec();
     }
-    for (axis, v) in required_versions(&d) {
+    for (axis, v) in required_versions(d) {
         // W4: what the declared version defines is written whole.
         d.fill_defaults(axis, v);
         if axis == Axis::Descriptor {
