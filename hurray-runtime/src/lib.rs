@@ -143,7 +143,7 @@ pub mod descriptor;
 pub mod error;
 pub mod file;
 #[cfg(feature = "arbitrary")]
-mod generate;
+pub(crate) mod generate;
 pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
