@@ -166,9 +166,9 @@ pub(crate) fn free_length(u: &mut Unstructured<'_>) -> Result<usize> {
 
 /// A sequence length the enclosing structure suggests (the buffers its layout needs): that
 /// length, now and then a free one; a free one when there is no suggestion.
-pub(crate) fn hinted_length(u: &mut Unstructured<'_>, hint: Option<usize>) -> Result<usize> {
+pub(crate) fn hinted_length(u: &mut Unstructured<'_>, hint: Option<u64>) -> Result<usize> {
     match hint {
-        Some(n) if n as u64 <= MAX_LENGTH && !wild(u)? => Ok(n),
+        Some(n) if n <= MAX_LENGTH && !wild(u)? => Ok(n as usize),
         _ => free_length(u),
     }
 }

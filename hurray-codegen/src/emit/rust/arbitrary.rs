@@ -139,7 +139,7 @@ fn structure(spec: &Spec, id: StructId) -> TokenStream {
         .collect();
     let mut decls = decls;
     if hinted_field(spec, id).is_some() {
-        decls.push(quote!(hint: Option<usize>));
+        decls.push(quote!(hint: Option<u64>));
         args.push(quote!(None));
     }
     let limit = match s.depth_limit {
@@ -516,10 +516,7 @@ fn hint_for(spec: &Spec, id: StructId, i: usize) -> TokenStream {
         }
         _ => None,
     });
-    quote!({
-        let buffers: Option<u64> = match #tag { #(#arms)* _ => None };
-        buffers.and_then(|n| usize::try_from(n).ok())
-    })
+    quote!(match #tag { #(#arms)* _ => None })
 }
 
 /// For a memory class field drawn after its device's tag: mostly one of the memory classes
