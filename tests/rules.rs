@@ -35,9 +35,15 @@ fn every_rule_and_resolution_is_listed_once_and_every_seed_rule_is_found() {
     let (catalogue, _) = catalogue();
     let loaded = hurray_codegen::load(&root().join("spec")).unwrap();
     let spec = loaded.clean().unwrap();
+    let tools = catalogue
+        .entries
+        .iter()
+        .filter(|e| e.source == hurray_codegen::catalogue::TOOL_RULES)
+        .count();
+    assert!(tools > 0, "the command line's refusals are not listed");
     assert_eq!(
         catalogue.entries.len(),
-        spec.rules.len() + spec.resolutions.len()
+        spec.rules.len() + spec.resolutions.len() + tools
     );
     let ids: BTreeSet<&str> = catalogue.entries.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids.len(), catalogue.entries.len(), "an id is listed twice");
@@ -107,14 +113,26 @@ fn a_missing_test_and_an_uncovered_rule_are_reported() {
     )
     .unwrap();
     std::fs::copy(root().join("tests/golden.rs"), dir.join("tests/golden.rs")).unwrap();
+    // A refusal of the command line that no test shows.
+    std::fs::create_dir_all(dir.join("hurray-cli")).unwrap();
+    std::fs::write(
+        dir.join(hurray_codegen::catalogue::TOOL_RULES),
+        "[[refusal]]\nid = \"ENCODE-99\"\ncode = \"encode-new-refusal\"\ntext = \"A new refusal.\"\n",
+    )
+    .unwrap();
     let loaded = hurray_codegen::load(&root().join("spec")).unwrap();
     let coverage = Coverage::scan(&dir).unwrap().expect("a coverage table");
     let catalogue = Catalogue::of_spec(loaded.clean().unwrap()).with_coverage(&coverage);
+    assert_eq!(
+        catalogue.entry("ENCODE-99").and_then(|e| e.code.as_deref()),
+        Some("encode-new-refusal")
+    );
     let problems = catalogue.coverage_problems(&coverage).join("\n");
     for want in [
         "has no test function `no_such_test`",
         "no valid vector `no-such-vector`",
         "HDR-1 is enforced by table check but no test breaks it",
+        "ENCODE-99 is enforced by command line but no test breaks it",
     ] {
         assert!(problems.contains(want), "`{want}` not in:\n{problems}");
     }
@@ -184,4 +202,56 @@ fn outside_a_repository_the_catalogue_has_no_tests() {
             .iter()
             .all(|e| e["tested_by"].is_null())
     );
+}
+
+/// The `encode-…` codes of `hurray encode` (the command line's own rules): every code its
+/// tests see it print and every code the README documents is listed in the catalogue, and
+/// every listed one is documented. A code the command line reports but the catalogue does not
+/// list fails here (and the command line cannot print one: its codes are the variants of the
+/// enum generated from the catalogue's table, which `hurray-cli/tests/cli.rs` checks).
+#[test]
+fn every_encode_code_is_in_the_catalogue() {
+    let (catalogue, _) = catalogue();
+    let listed: BTreeSet<&str> = catalogue
+        .entries
+        .iter()
+        .filter(|e| e.source == hurray_codegen::catalogue::TOOL_RULES)
+        .filter_map(|e| e.code.as_deref())
+        .collect();
+    let codes_in = |rel: &str| -> BTreeSet<String> {
+        let text = std::fs::read_to_string(root().join(rel)).unwrap();
+        text.match_indices("encode-")
+            // A code as printed (`error[encode-…`) or quoted (`` `encode-…` ``), not a
+            // scratch directory's name.
+            .filter(|(at, _)| text[..*at].ends_with(['[', '`']))
+            .map(|(at, _)| {
+                text[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || *c == '-')
+                    .collect::<String>()
+                    .trim_end_matches('-')
+                    .to_string()
+            })
+            .filter(|c| c.len() > "encode-".len())
+            .collect()
+    };
+    let tested = codes_in("hurray-cli/tests/cli.rs");
+    let documented = codes_in("README.md");
+    for code in tested.iter().chain(&documented) {
+        assert!(
+            listed.contains(code.as_str()),
+            "`{code}` is not in the rule catalogue: add it to {}",
+            hurray_codegen::catalogue::TOOL_RULES
+        );
+    }
+    for code in &listed {
+        assert!(
+            documented.contains(*code),
+            "`{code}` is not in README.md's table of encode refusals"
+        );
+        assert!(
+            tested.contains(*code),
+            "no test in hurray-cli/tests/cli.rs sees `{code}`"
+        );
+    }
 }

@@ -892,7 +892,7 @@ pub fn dictionary(spec: &Spec) -> String {
     let mut seen = BTreeSet::new();
     let mut out = String::from(
         "# libFuzzer dictionary of the Hurray format, derived from spec/ by the fuzz harness.\n\
-         # Refresh: BLESS=1 cargo test --test fuzz_replay\n",
+         # Written to fuzz/corpus/hurray.dict by: FUZZ_SEEDS=1 cargo test --test fuzz_replay\n",
     );
     for (what, bytes) in entries {
         if bytes.is_empty() || !seen.insert(bytes.clone()) {

@@ -162,6 +162,37 @@ fn encode_refuses_what_its_input_cannot_mean_and_names_the_json_path() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Every code `encode` refuses with is a variant of the enum the build script generates from
+/// `refusals.toml`, the table the rule catalogue (`hurray-spec rules`) lists: no code is
+/// written out in the source, where it could escape the catalogue.
+#[test]
+fn every_refusal_code_comes_from_the_refusal_table() {
+    fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                sources(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &mut files,
+    );
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            !text.contains("\"encode-"),
+            "{} writes an `encode-…` code as a string: add it to refusals.toml and use its `Refusal` variant",
+            f.display()
+        );
+    }
+}
+
 #[test]
 fn encode_computes_the_fields_a_writer_derives_when_they_are_left_out() {
     let dir = scratch("encode-computed");
@@ -230,6 +261,14 @@ fn a_file_encodes_from_data_references_and_from_its_contents_alone() {
     assert_eq!(code, Some(1));
     assert!(
         first.starts_with("error[encode-data-size]: tensors[0].data[0].hex"),
+        "{first}"
+    );
+    let mut j = decoded(&file, &[]);
+    j["tensors"][0]["data"][0] = serde_json::json!({"path": "no-such-buffer.bin"});
+    let (code, first, _) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1));
+    assert!(
+        first.starts_with("error[encode-data-unreadable]: tensors[0].data[0].path"),
         "{first}"
     );
     // A placement that contradicts where the parts are.

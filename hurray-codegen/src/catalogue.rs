@@ -1,6 +1,8 @@
 //! The rule catalogue: every rule of the spec's rule tables and every resolution, with who
 //! it binds, what enforces it and, from a repository's test data, which tests break it and
-//! see it caught. `hurray-spec rules` prints it; `hurray-spec explain` reads one entry.
+//! see it caught. In a repository it also lists the command line's own rules: each refusal
+//! of `hurray encode`, from [`TOOL_RULES`] (the table the command line's `Refusal` enum is
+//! generated from, so neither lists a code the other lacks). `hurray-spec rules` prints it; `hurray-spec explain` reads one entry.
 //!
 //! The model part comes from the spec ([`Catalogue::of_spec`]). The tests come from data
 //! that cannot drift from what they name ([`Coverage::scan`]): the rejecting corpus's
@@ -63,6 +65,8 @@ pub enum Enforcer {
     AmendmentLint,
     /// `#[derive(HurraySection)]`, at compile time.
     Derive,
+    /// The `hurray` command line, which refuses its input (`hurray encode`).
+    CommandLine,
 }
 
 impl Enforcer {
@@ -74,6 +78,7 @@ impl Enforcer {
             Enforcer::Writer => "writer",
             Enforcer::AmendmentLint => "amendment lint",
             Enforcer::Derive => "derive",
+            Enforcer::CommandLine => "command line",
         }
     }
 
@@ -238,6 +243,8 @@ impl Catalogue {
     /// Attach what a repository's tests show: each rule's own tests, and a resolution's
     /// through the rules it governs.
     pub fn with_coverage(mut self, coverage: &Coverage) -> Catalogue {
+        self.entries
+            .extend(coverage.tools.iter().map(ToolRule::entry));
         let own: BTreeMap<String, Vec<Test>> = self
             .entries
             .iter()
@@ -275,6 +282,11 @@ impl Catalogue {
     pub fn coverage_problems(&self, coverage: &Coverage) -> Vec<String> {
         let mut out = coverage.problems.clone();
         let known: BTreeSet<&str> = self.entries.iter().map(|e| e.id.as_str()).collect();
+        if known.len() != self.entries.len() {
+            out.push(format!(
+                "an id is listed twice (a rule of {TOOL_RULES} reuses a spec rule's id?)"
+            ));
+        }
         for id in coverage
             .tested
             .keys()
@@ -385,11 +397,58 @@ pub struct Coverage {
     tested: BTreeMap<String, Vec<Test>>,
     restated: BTreeMap<String, Restated>,
     untested: BTreeMap<String, String>,
+    /// The command line's rules ([`TOOL_RULES`]).
+    tools: Vec<ToolRule>,
     problems: Vec<String>,
 }
 
 /// Where `tests/coverage.toml` lies in a repository.
 pub const COVERAGE_TABLE: &str = "tests/coverage.toml";
+
+/// Where the command line's rules lie in a repository: the refusals of `hurray encode`, each
+/// with its catalogue id, stable code and text. The command line's build script generates its
+/// `Refusal` enum from the same table, so it reports no code the catalogue does not list.
+pub const TOOL_RULES: &str = "hurray-cli/refusals.toml";
+
+/// One rule of [`TOOL_RULES`].
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolRule {
+    id: String,
+    code: String,
+    text: String,
+}
+
+/// The layout of [`TOOL_RULES`].
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolTable {
+    refusal: Vec<ToolRule>,
+}
+
+impl ToolRule {
+    /// The catalogue's entry: a rule the command line enforces on what it is given to write,
+    /// so it binds the writer (the author of the JSON) and rejects always.
+    fn entry(&self) -> Entry {
+        Entry {
+            id: self.id.clone(),
+            kind: Kind::Rule,
+            code: Some(self.code.clone()),
+            seed: Vec::new(),
+            text: self.text.clone(),
+            source: TOOL_RULES.to_string(),
+            action: Some(Action::Reject),
+            binds: vec![Party::Writer],
+            enforced_by: vec![Enforcer::CommandLine],
+            lints: Vec::new(),
+            unenforceable: None,
+            rationale: None,
+            related: Vec::new(),
+            tested_by: None,
+            untested: None,
+        }
+    }
+}
 
 fn read(root: &Path, rel: &str) -> Result<String, String> {
     std::fs::read_to_string(root.join(rel)).map_err(|e| format!("{rel}: {e}"))
@@ -474,6 +533,11 @@ impl Coverage {
             }
         }
         c.read_table(root)?;
+        if root.join(TOOL_RULES).is_file() {
+            let table: ToolTable = toml::from_str(&read(root, TOOL_RULES)?)
+                .map_err(|e| format!("{TOOL_RULES}: {e}"))?;
+            c.tools = table.refusal;
+        }
         Ok(Some(c))
     }
 

@@ -290,6 +290,9 @@ pub struct Repository {
     /// The rows of `reject.toml` by `<rule>-<name>`, with their place in the table.
     rows: BTreeMap<String, (usize, toml::Table)>,
     templates: toml::Table,
+    /// The placeholders of the repository's spec: the manifest's messages name the versions
+    /// a reader acts at by their axis's placeholder (`${descriptor}`).
+    vars: overlay::Vars,
 }
 
 impl Repository {
@@ -334,6 +337,7 @@ impl Repository {
             manifest,
             rows,
             templates,
+            vars: base_vars(root),
         }))
     }
 
@@ -705,7 +709,7 @@ fn vector_example(repo: &Repository, rule: &str, via: Option<&String>) -> Option
         size: bytes.len() as u64,
         code: text("code"),
         offset,
-        message: text("message"),
+        message: shown(&repo.vars, &text("message")),
         config: entry.get("config").cloned().unwrap_or(Json::Null),
         at,
         excerpt: excerpt(&bytes, &marks),
@@ -795,7 +799,7 @@ fn fixture_example(repo: &Repository, lint: &Lint) -> Option<FixtureExample> {
     })?;
     let dir = repo.root.join(chosen);
     let fixture = overlay::read(&dir.join("edit.toml")).ok()?;
-    let vars = base_vars(&repo.root);
+    let vars = &repo.vars;
     let reported = run_fixture(&repo.root, &dir, &fixture)
         .unwrap_or_else(|e| {
             vec![Reported {
@@ -809,12 +813,12 @@ fn fixture_example(repo: &Repository, lint: &Lint) -> Option<FixtureExample> {
         .into_iter()
         .filter(|r| r.lint == lint.id)
         .collect();
-    let passing = passing_fixture(repo, lint, &fixture, &vars);
+    let passing = passing_fixture(repo, lint, &fixture, vars);
     Some(FixtureExample {
         lint: lint.id.to_string(),
         fixture: chosen.clone(),
         description: fixture.description.clone(),
-        edits: snippets(&fixture, &vars),
+        edits: snippets(&fixture, vars),
         reported,
         passing,
     })

@@ -15,6 +15,8 @@ pub mod compat;
 pub mod diag;
 pub mod emit;
 pub mod explain;
+#[cfg(feature = "schema")]
+pub mod json_schema;
 pub mod layout;
 pub mod lints;
 pub mod load;
@@ -26,6 +28,7 @@ pub mod model;
 pub mod overlay;
 pub mod raw;
 pub mod render;
+pub mod schema;
 pub mod source;
 pub mod validate;
 

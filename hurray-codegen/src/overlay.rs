@@ -66,12 +66,15 @@ use crate::model::{AxisStyle, RangeKind, Spec, Status, Version};
 
 /// An overlay: what it shows, and the bumps and edits that make it.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Overlay {
+    /// What the overlay shows, one sentence.
     pub description: String,
     /// Axis bumps, applied before the edits.
     #[serde(default)]
     pub bump: Vec<Bump>,
+    /// File edits, applied in order after the bumps.
     #[serde(default)]
     pub edit: Vec<Edit>,
     /// For fixtures checked `--against` another fixture's tree.
@@ -90,15 +93,19 @@ pub struct Overlay {
 
 /// Move an axis's `current` version one step past the base's.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Bump {
+    /// The axis whose `current` moves.
     pub axis: String,
+    /// `minor` (the default) or `major`.
     #[serde(default)]
     pub to: Step,
 }
 
 /// The step of a [`Bump`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Step {
     /// The next minor version (on a scheme axis, the next `scheme_version`).
@@ -111,11 +118,16 @@ pub enum Step {
 /// One edit of one file: replace exactly one match, append (to the file, or to the list of a
 /// named structure or flag set), write whole, or remove.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Edit {
+    /// The file of the spec tree edited, relative to its root.
     pub file: String,
+    /// The text to find, exactly once.
     pub find: Option<String>,
+    /// What replaces `find`.
     pub replace: Option<String>,
+    /// Text added at the end of the file (or of the named structure or flag set).
     pub append: Option<String>,
     /// The `[[structure]]` this edit is about: `append` holds `[[structure.field]]` tables
     /// that go after its last field. Either way its declared `size`, if it has one, is set
@@ -126,7 +138,9 @@ pub struct Edit {
     pub flags: Option<String>,
     /// Start the file as a copy of this file of the tree (then `find`/`replace` edit it).
     pub copy: Option<String>,
+    /// The whole new text of the file.
     pub content: Option<String>,
+    /// `true`: delete the file.
     pub remove: Option<bool>,
 }
 
@@ -287,7 +301,7 @@ pub fn seal_pending(tree: &Path) -> std::io::Result<Option<crate::amend::snapsho
     let spec = loaded.clean().filter(|s| s.status == Status::Released);
     if let Some(record) = spec.and_then(|s| amend::next_record(s, &hist, None)) {
         let path = history::dir(tree).join(format!("{:04}.toml", record.release.sequence));
-        std::fs::write(path, record.to_toml())?;
+        std::fs::write(path, crate::schema::record_text(tree, &record))?;
         return Ok(Some(record.release));
     }
     Ok(hist.latest().map(|s| s.release.clone()))

@@ -94,7 +94,7 @@ pub fn release(spec: &Path, label: Option<&str>) -> ExitCode {
     };
     let path = history::dir(spec).join(format!("{:04}.toml", record.release.sequence));
     if let Err(e) = std::fs::create_dir_all(history::dir(spec))
-        .and_then(|_| std::fs::write(&path, record.to_toml()))
+        .and_then(|_| std::fs::write(&path, hurray_codegen::schema::record_text(spec, &record)))
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);

@@ -19,13 +19,14 @@ mod export;
 mod forward;
 mod generate;
 mod rules;
+mod schema;
 mod written;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "hurray-spec",
     version,
-    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs, export it for other tools, show the runtime code it generates",
+    about = "The Hurray format's machine-readable spec: check it, list its lints and rules, explain one, release it, render its docs, write its files' JSON Schemas, export it for other tools, show the runtime code it generates",
     after_help = "Data commands (decode, encode) are in the `hurray` binary; `hurray-spec decode …` runs it when it is installed beside this one or on PATH."
 )]
 struct Cli {
@@ -106,6 +107,20 @@ enum Command {
         #[command(subcommand)]
         target: GenTarget,
     },
+    /// Write the JSON Schema of every kind of spec file (spec.toml, tag spaces, flag sets,
+    /// structures, rules, resolutions, release records, migrations, overlays) to spec/schema,
+    /// and point every spec file at its schema with taplo's `#:schema` directive on its first
+    /// line, so an editor with a TOML language server completes keys and flags a wrong one.
+    Schema {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// Write the schemas to DIR instead (the spec files' directives are left alone).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Fail if a schema or a directive differs instead of writing it.
+        #[arg(long)]
+        check: bool,
+    },
     /// Export a description of the format for other tools (generated from spec/).
     Export {
         #[command(subcommand)]
@@ -169,6 +184,7 @@ pub fn run() -> ExitCode {
         Command::Gen {
             target: GenTarget::Rust { spec, out },
         } => generate::rust(&spec, out.as_deref()),
+        Command::Schema { spec, out, check } => schema::run(&spec, out.as_deref(), check),
         Command::Export {
             format: ExportFormat::Kaitai { spec, out, check },
         } => export::kaitai(&spec, &out, check),

@@ -78,6 +78,20 @@ pub fn small_float(x: f32, exp_bits: u32, man_bits: u32, bias: i32) -> u64 {
         | u64::from((b >> (23 - man_bits)) & ((1 << man_bits) - 1))
 }
 
+/// The exponent and mantissa bits of a float element type's `format` (`1-3-4`), when it has
+/// a sign bit, at least one exponent bit, and fits a `small_float`.
+fn float_format(t: ElementType) -> Option<(u32, u32)> {
+    let parts: Vec<u32> = t
+        .format()
+        .split('-')
+        .map(|p| p.parse().ok())
+        .collect::<Option<_>>()?;
+    match parts[..] {
+        [1, e, m] if (1..=8).contains(&e) && m <= 23 && 1 + e + m == t.bits() => Some((e, m)),
+        _ => None,
+    }
+}
+
 pub fn f16_bits(x: f32) -> u16 {
     small_float(x, 5, 10, 15) as u16
 }
@@ -143,8 +157,16 @@ pub fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
                     (_, ElementKind::Signed) => {
                         out.extend(&x.to_le_bytes()[..(t.bits() / 8) as usize]);
                     }
+                    // A float format an amendment of the spec adds: v in its `format`'s
+                    // exponent and mantissa bits, with the standard bias (what `inspect`
+                    // decodes it with).
+                    (_, ElementKind::Float) if float_format(t).is_some() => {
+                        let (e, m) = float_format(t).unwrap_or_default();
+                        let code = small_float(v as f32, e, m, (1 << (e - 1)) - 1);
+                        out.extend(&code.to_le_bytes()[..(t.bits() / 8) as usize]);
+                    }
                     // Unsigned integers, and any other whole-byte type an amendment of the
-                    // spec adds (a new float format): small codes, which such a type reads.
+                    // spec adds: small codes, which such a type reads.
                     _ => {
                         out.extend(&x.unsigned_abs().to_le_bytes()[..(t.bits() / 8) as usize]);
                     }

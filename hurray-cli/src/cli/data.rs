@@ -9,6 +9,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value as J, json};
 
+use super::refusal::Refusal;
+
 /// A buffer's reference as `decode --json` prints it: inline base64, or (with `dir`) the path
 /// of a raw file written there, named after the tensor's position and the buffer's.
 pub fn reference(
@@ -29,14 +31,14 @@ pub fn reference(
 }
 
 /// Why a data reference was refused: the JSON path, the error code and what is wrong.
-pub struct Refusal {
+pub struct Refused {
     pub path: String,
-    pub code: &'static str,
+    pub code: Refusal,
     pub message: String,
 }
 
-fn refuse(path: &str, code: &'static str, message: impl Into<String>) -> Refusal {
-    Refusal {
+fn refuse(path: &str, code: Refusal, message: impl Into<String>) -> Refused {
+    Refused {
         path: path.to_string(),
         code,
         message: message.into(),
@@ -46,11 +48,11 @@ fn refuse(path: &str, code: &'static str, message: impl Into<String>) -> Refusal
 /// The bytes a reference at `path` names; `expected` is the buffer's `byte_size` in the
 /// descriptor, checked before a file is read whole (a reference never makes `encode` hold
 /// more than the buffer it describes).
-pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>, Refusal> {
+pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>, Refused> {
     let Some(object) = r.as_object() else {
         return Err(refuse(
             path,
-            "encode-invalid-value",
+            Refusal::InvalidValue,
             "expected {\"base64\": …}, {\"hex\": …} or {\"path\": …}",
         ));
     };
@@ -62,19 +64,19 @@ pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>,
                 || "give exactly one of base64, hex or path".to_string(),
                 |k| format!("unknown key `{k}`"),
             );
-        return Err(refuse(path, "encode-unknown-key", extra));
+        return Err(refuse(path, Refusal::UnknownKey, extra));
     }
     let (kind, value) = object.iter().next().expect("one key");
     let at = format!("{path}.{kind}");
     let text = value
         .as_str()
-        .ok_or_else(|| refuse(&at, "encode-invalid-value", "expected a string"))?;
+        .ok_or_else(|| refuse(&at, Refusal::InvalidValue, "expected a string"))?;
     let bytes = match kind.as_str() {
         "base64" => STANDARD
             .decode(text)
-            .map_err(|e| refuse(&at, "encode-invalid-value", format!("not base64: {e}")))?,
+            .map_err(|e| refuse(&at, Refusal::InvalidValue, format!("not base64: {e}")))?,
         "hex" => hurray_runtime::value::hex_decode(text)
-            .ok_or_else(|| refuse(&at, "encode-invalid-value", "not hex bytes"))?,
+            .ok_or_else(|| refuse(&at, Refusal::InvalidValue, "not hex bytes"))?,
         "path" => {
             let file = PathBuf::from(text);
             let file = if file.is_relative() {
@@ -86,7 +88,7 @@ pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>,
                 .map_err(|e| {
                     refuse(
                         &at,
-                        "encode-data-unreadable",
+                        Refusal::DataUnreadable,
                         format!("{}: {e}", file.display()),
                     )
                 })?
@@ -94,7 +96,7 @@ pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>,
             if size != expected {
                 return Err(refuse(
                     &at,
-                    "encode-data-size",
+                    Refusal::DataSize,
                     format!(
                         "{} holds {size} bytes, but the buffer's byte_size is {expected}",
                         file.display()
@@ -104,7 +106,7 @@ pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>,
             std::fs::read(&file).map_err(|e| {
                 refuse(
                     &at,
-                    "encode-data-unreadable",
+                    Refusal::DataUnreadable,
                     format!("{}: {e}", file.display()),
                 )
             })?
@@ -112,7 +114,7 @@ pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>,
         other => {
             return Err(refuse(
                 path,
-                "encode-unknown-key",
+                Refusal::UnknownKey,
                 format!("unknown key `{other}`"),
             ));
         }
@@ -120,7 +122,7 @@ pub fn resolve(r: &J, path: &str, base: &Path, expected: u64) -> Result<Vec<u8>,
     if bytes.len() as u64 != expected {
         return Err(refuse(
             &at,
-            "encode-data-size",
+            Refusal::DataSize,
             format!(
                 "{} bytes given, but the buffer's byte_size is {expected}",
                 bytes.len()

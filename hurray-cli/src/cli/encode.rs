@@ -25,6 +25,7 @@ use hurray_runtime::{Error, ReaderConfig, descriptor};
 use serde_json::Value as J;
 
 use super::exit::{Report, usage_error};
+use super::refusal::Refusal;
 use super::strict_json::{self, StrictJsonError};
 
 /// The trailer's magic (`trailer_magic`, F4).
@@ -34,7 +35,7 @@ const TRAILER_MAGIC: &[u8; 4] = b"HRRY";
 enum Failure {
     /// The JSON input says something the format cannot hold (exit 1, code `encode-…`).
     Refused {
-        code: &'static str,
+        code: Refusal,
         path: String,
         message: String,
     },
@@ -47,10 +48,10 @@ enum Failure {
 impl From<ValueError> for Failure {
     fn from(e: ValueError) -> Failure {
         let code = match e.message.as_str() {
-            "missing" => "encode-missing-key",
-            "unknown key" => "encode-unknown-key",
-            m if m.contains(" contradicts ") => "encode-contradiction",
-            _ => "encode-invalid-value",
+            "missing" => Refusal::MissingKey,
+            "unknown key" => Refusal::UnknownKey,
+            m if m.contains(" contradicts ") => Refusal::Contradiction,
+            _ => Refusal::InvalidValue,
         };
         Failure::Refused {
             code,
@@ -60,8 +61,8 @@ impl From<ValueError> for Failure {
     }
 }
 
-impl From<super::data::Refusal> for Failure {
-    fn from(r: super::data::Refusal) -> Failure {
+impl From<super::data::Refused> for Failure {
+    fn from(r: super::data::Refused) -> Failure {
         Failure::Refused {
             code: r.code,
             path: r.path,
@@ -85,7 +86,7 @@ impl From<std::io::Error> for Failure {
     }
 }
 
-fn refused(code: &'static str, path: &str, message: impl Into<String>) -> Failure {
+fn refused(code: Refusal, path: &str, message: impl Into<String>) -> Failure {
     Failure::Refused {
         code,
         path: path.to_string(),
@@ -109,7 +110,7 @@ pub fn run(input: &Path, output: &Path, unchecked: bool, cfg: &ReaderConfig) -> 
             code,
             path,
             message,
-        }) => report.refused(code, &path, message),
+        }) => report.refused(code.code(), &path, message),
         Err(Failure::Invalid(e)) => report.rejected(&e),
         Err(Failure::Io(m)) => usage_error(format!("{}: {m}", output.display())),
     }
@@ -123,14 +124,14 @@ fn encode(
     cfg: &ReaderConfig,
 ) -> Result<(), Failure> {
     let j = strict_json::parse(text).map_err(|e| match e {
-        StrictJsonError::Syntax(m) => refused("encode-not-json", "", m),
+        StrictJsonError::Syntax(m) => refused(Refusal::NotJson, "", m),
         StrictJsonError::DuplicateKey(p) => {
-            refused("encode-duplicate-key", &p, "the key appears twice")
+            refused(Refusal::DuplicateKey, &p, "the key appears twice")
         }
     })?;
     if !j.is_object() {
         return Err(refused(
-            "encode-invalid-value",
+            Refusal::InvalidValue,
             "",
             "expected an object (what `hurray decode --json` prints)",
         ));
@@ -140,7 +141,7 @@ fn encode(
         Some(J::String(k)) if k == "descriptor" => descriptor_bytes(&j, output, unchecked, cfg),
         Some(J::String(k)) if k == "file" => file_bytes(j, base, output, unchecked, cfg),
         Some(other) => Err(refused(
-            "encode-invalid-value",
+            Refusal::InvalidValue,
             "kind",
             format!("{other} is neither \"descriptor\" nor \"file\""),
         )),
@@ -154,9 +155,9 @@ fn compare(given: &J, canonical: &J, skip: &dyn Fn(&str, &str) -> bool) -> Resul
     match first_difference(given, canonical, "", skip) {
         None => Ok(()),
         Some((path, what)) if what == "unknown key" => {
-            Err(refused("encode-unknown-key", &path, what))
+            Err(refused(Refusal::UnknownKey, &path, what))
         }
-        Some((path, what)) => Err(refused("encode-contradiction", &path, what)),
+        Some((path, what)) => Err(refused(Refusal::Contradiction, &path, what)),
     }
 }
 
@@ -219,10 +220,10 @@ fn file_bytes(
         let refs: &[J] = match r {
             Some(J::Array(a)) => a,
             None if sizes.is_empty() => &[],
-            None => return Err(refused("encode-missing-key", &path, "missing")),
+            None => return Err(refused(Refusal::MissingKey, &path, "missing")),
             Some(_) => {
                 return Err(refused(
-                    "encode-invalid-value",
+                    Refusal::InvalidValue,
                     &path,
                     "expected an array with one reference per buffer",
                 ));
@@ -230,7 +231,7 @@ fn file_bytes(
         };
         if refs.len() != sizes.len() {
             return Err(refused(
-                "encode-contradiction",
+                Refusal::Contradiction,
                 &path,
                 format!(
                     "{} reference(s), but the descriptor's buffer table has {} buffer(s)",
@@ -309,7 +310,7 @@ fn place_exactly(
     placement: &Placement,
 ) -> Result<Vec<EntryNumbers>, Failure> {
     let alignment = u64::from(parts.header.data_buffer_alignment);
-    let too_large = |path: &str| refused("encode-invalid-value", path, "does not fit in 64 bits");
+    let too_large = |path: &str| refused(Refusal::InvalidValue, path, "does not fit in 64 bits");
     let mut pieces: Vec<(u64, String, Vec<u8>)> =
         vec![(0, "header".into(), parts.header.to_bytes())];
     let mut entries = Vec::with_capacity(parts.tensors.len());
@@ -319,7 +320,7 @@ fn place_exactly(
         let descriptor = t.descriptor.to_bytes();
         let descriptor_offset = t.descriptor_offset.ok_or_else(|| {
             refused(
-                "encode-missing-key",
+                Refusal::MissingKey,
                 &format!("{path}.descriptor_offset"),
                 "missing (a file that records its placement gives every tensor's offsets)",
             )
@@ -344,7 +345,7 @@ fn place_exactly(
         };
         let flags = u32::try_from(t.flags).map_err(|_| {
             refused(
-                "encode-invalid-value",
+                Refusal::InvalidValue,
                 &format!("{path}.flags"),
                 "does not fit in 32 bits",
             )
@@ -375,7 +376,7 @@ fn place_exactly(
     pieces.push((placement.index_offset, "index".into(), index_bytes));
     let kv_length = u32::try_from(placement.kv_length).map_err(|_| {
         refused(
-            "encode-invalid-value",
+            Refusal::InvalidValue,
             "placement.kv_length",
             "does not fit in 32 bits",
         )
@@ -393,7 +394,7 @@ fn place_exactly(
         .checked_sub(TRAILER_SIZE)
         .ok_or_else(|| {
             refused(
-                "encode-invalid-value",
+                Refusal::InvalidValue,
                 "placement.file_size",
                 "smaller than the trailer",
             )
@@ -405,7 +406,7 @@ fn place_exactly(
     for (at, what, bytes) in pieces {
         if at < position {
             return Err(refused(
-                "encode-contradiction",
+                Refusal::Contradiction,
                 "placement",
                 format!("{what} at byte {at} overlaps {previous}, which ends at byte {position}"),
             ));
@@ -422,7 +423,7 @@ fn place_exactly(
     }
     if position != placement.file_size {
         return Err(refused(
-            "encode-contradiction",
+            Refusal::Contradiction,
             "placement.file_size",
             format!("the trailer ends at byte {position}"),
         ));

@@ -13,6 +13,7 @@ mod exit;
 mod file;
 mod inspect;
 mod reader;
+mod refusal;
 mod strict_json;
 mod summary;
 

@@ -21,9 +21,12 @@ impl History {
     }
 }
 
+/// The folder of a spec tree that holds the release records.
+pub const DIR: &str = "releases";
+
 /// The directory of release records.
 pub fn dir(spec_dir: &Path) -> std::path::PathBuf {
-    spec_dir.join("releases")
+    spec_dir.join(DIR)
 }
 
 /// Load and verify every release record.

@@ -21,6 +21,7 @@ use super::span_index::{SpanIndex, key};
 
 /// The reader facts of one spec, in model order.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SReaders {
     #[serde(default)]
@@ -29,6 +30,7 @@ pub struct SReaders {
 
 /// One fact the generated readers act on.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SFact {
     /// The item the fact belongs to: `rule HDR-2`, `axis descriptor`, `space layout`,

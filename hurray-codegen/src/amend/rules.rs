@@ -238,7 +238,7 @@ pub fn s5_migration(
     } = bump;
     let to = u16::from(from_major) + 1;
     let name = format!("{axis}-{from_major}-to-{to}.toml");
-    let path = spec_dir.join("migrations").join(&name);
+    let path = spec_dir.join(super::migration::DIR).join(&name);
     let Ok(text) = std::fs::read_to_string(&path) else {
         diags.push(
             Diagnostic::new(&lints::S5_MISSING_MIGRATION, span, format!("axis `{axis}` goes to major {to} without a migration specification"))
@@ -259,7 +259,9 @@ pub fn s5_migration(
                 )
                 .help(format!(
                     "see {} for the migration format",
-                    crate::load::display_path(&spec_dir.join("migrations").join("README.md"))
+                    crate::load::display_path(
+                        &spec_dir.join(super::migration::DIR).join("README.md")
+                    )
                 )),
             );
             return;

@@ -9,18 +9,26 @@ use sha2::{Digest, Sha256};
 use crate::model::*;
 use crate::render::{self, Style::Canonical, width};
 
+/// A release record (`releases/NNNN.toml`), written by `hurray-spec release`; append-only.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Snapshot {
+    /// `[release]`: the record's place in the chain.
     pub release: ReleaseMeta,
+    /// `[[axis]]`: every axis's version.
     #[serde(default)]
     pub axis: Vec<SAxis>,
+    /// `[[space]]`: every tag space's ranges and allocated values.
     #[serde(default)]
     pub space: Vec<SSpace>,
+    /// `[[flags]]`: every flag set's bits.
     #[serde(default)]
     pub flags: Vec<SFlagSet>,
+    /// `[[structure]]`: every structure's framing and fields.
     #[serde(default)]
     pub structure: Vec<SStructure>,
+    /// `[placement]`: the placement rules.
     pub placement: SPlacement,
     /// What the generated readers act on beyond the layout (rule actions, the rules each
     /// violation reports, limits, roles): absent from records written before it existed.
@@ -28,7 +36,9 @@ pub struct Snapshot {
     pub readers: Option<super::readers::SReaders>,
 }
 
+/// `[release]` of a record.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReleaseMeta {
     /// 1 for the first release, then one more per release.
@@ -42,49 +52,73 @@ pub struct ReleaseMeta {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SAxis {
+    /// The axis's name.
     pub name: String,
+    /// `major.minor` or `scheme`.
     pub style: String,
+    /// The released version.
     pub version: String,
+    /// The axis's first version.
     pub initial: String,
+    /// (Scheme axes) the scheme the axis versions.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub scheme: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SSpace {
+    /// The space's name.
     pub name: String,
+    /// The axis that versions its allocations.
     pub axis: String,
+    /// The wire width of a value.
     pub width: String,
+    /// The ranges, in order.
     pub range: Vec<SRange>,
+    /// The allocated values.
     #[serde(default)]
     pub tag: Vec<STag>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SRange {
+    /// The first value.
     pub from: u32,
+    /// The last value (inclusive).
     pub to: u32,
+    /// `invalid`, `public`, `reserved` or `private`.
     pub kind: String,
+    /// A public range's tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tier: Option<u8>,
+    /// The structure a private value dispatches to.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub structure: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct STag {
+    /// The tag value.
     pub value: u32,
+    /// The value's name.
     pub name: String,
     /// The one-line meaning (`title`).
     pub meaning: String,
+    /// The version that allocated the value.
     pub since: String,
+    /// The version that deprecated the value.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub deprecated_since: String,
+    /// The value writers use instead.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub replacement: String,
     /// The space-specific attributes and selected structure: with `name`, the S2 identity.
@@ -93,75 +127,109 @@ pub struct STag {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SFlagSet {
+    /// The set's name.
     pub name: String,
+    /// The axis that versions its bits.
     pub axis: String,
+    /// The wire width of the flags.
     pub width: String,
+    /// The allocated bits.
     #[serde(default)]
     pub bit: Vec<SBit>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SBit {
+    /// The bit's index.
     pub bit: u32,
+    /// The bit's name.
     pub name: String,
+    /// The one-line meaning (`title`).
     pub meaning: String,
+    /// The version that allocated the bit.
     pub since: String,
+    /// The version that deprecated the bit.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub deprecated_since: String,
+    /// The bit writers use instead.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub replacement: String,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SStructure {
+    /// The structure's name.
     pub name: String,
+    /// The axis that versions its fields.
     pub axis: String,
+    /// The version that introduced it.
     pub since: String,
     /// `fixed` or `length_prefixed by <structure>.<field>`.
     pub framing: String,
     /// Total size (`16`, `1+16*buffer_count`) or `var`.
     pub size: String,
+    /// The values it needs from its context.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub params: Vec<String>,
+    /// The fields, in wire order.
     #[serde(default)]
     pub field: Vec<SField>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SField {
+    /// The field's name.
     pub name: String,
     /// Offset (`4`, `20+8*rank`) or `-` after a part of data-dependent size.
     pub offset: String,
     /// Size or `var`.
     pub size: String,
+    /// The field's type, canonical.
     #[serde(rename = "type")]
     pub ty: String,
+    /// The repeat count.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub count: String,
+    /// The version that introduced the field.
     pub since: String,
+    /// The value a reader uses when the data ends before the field.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub default: String,
+    /// The condition under which the field is present.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub presence: String,
+    /// The checks on the field's value.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<String>,
+    /// The field must be zero.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reserved: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SPlacement {
+    /// Every descriptor starts at a multiple of it.
     pub descriptor_alignment: u32,
+    /// The path of the field giving the data alignment.
     pub data_alignment: String,
+    /// The padding after a tensor's last buffer.
     pub after_last_buffer: u32,
+    /// The padding after a composite's head.
     pub after_composite_head: u32,
+    /// The alignment of the KV section.
     pub kv_alignment: u32,
+    /// The alignment of the index.
     pub index_alignment: u32,
 }
 
