@@ -229,3 +229,42 @@ fn every_valid_descriptors_json_encodes() {
         refused.join("\n  ")
     );
 }
+
+/// The `Arbitrary` impls generated for the owned forms draw descriptors a reader accepts, not
+/// only values the writer refuses, so that `round_trip` reaches the deep comparisons: of
+/// 2,000 draws from a fixed pseudo-random stream, at least 5% are written and read back
+/// strictly (11% when this test was written), and each of those passes the harness.
+#[test]
+fn the_round_trip_draws_are_mostly_accepted() {
+    use arbitrary::{Arbitrary, Unstructured};
+    use hurray_runtime::structures::Descriptor;
+    use hurray_runtime::{ReaderConfig, descriptor, writer};
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let draws = 2000;
+    let mut accepted = 0;
+    for _ in 0..draws {
+        let len = 64 + (next() % 512) as usize;
+        let data: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let Ok(drawn) = Descriptor::arbitrary(&mut Unstructured::new(&data)) else {
+            continue;
+        };
+        let Ok(bytes) = writer::finalize(drawn) else {
+            continue;
+        };
+        if descriptor::read(&bytes, &ReaderConfig::new()).is_ok() {
+            accepted += 1;
+            harness::round_trip(&data);
+        }
+    }
+    assert!(
+        accepted * 20 >= draws,
+        "only {accepted} of {draws} drawn descriptors read back strictly"
+    );
+}

@@ -96,6 +96,7 @@ pub const TARGETS: &[&str] = &[
     "spec_load",
     "amendment",
     "encode_json",
+    "round_trip",
 ];
 
 /// Run the target named `name` on `data`.
@@ -109,6 +110,7 @@ pub fn run(name: &str, data: &[u8]) {
         "spec_load" => spec_load(data),
         "amendment" => amendment(data),
         "encode_json" => encode_json(data),
+        "round_trip" => round_trip(data),
         other => panic!("no fuzz target `{other}`"),
     }
 }
@@ -304,6 +306,91 @@ pub fn encode_json(data: &[u8]) {
             "an encoded descriptor decodes to other JSON the second time"
         );
     });
+}
+
+// ---------------------------------------------------------------------------------------
+// The structure-aware round trip.
+
+/// A writer's refusal: a rule broken (never an I/O error, nothing is written to a device),
+/// with a well-formed code and an offset inside the descriptor it would have written.
+fn refusal(e: &hurray_runtime::writer::WriteError, len: usize) {
+    use hurray_runtime::writer::WriteError;
+    match e {
+        WriteError::Invalid(e) => {
+            assert!(
+                e.rule().is_some() || e.limit().is_some(),
+                "a writer refusal names no rule: {e}"
+            );
+            well_formed(e.code(), e.offset(), len, e.detail());
+        }
+        WriteError::Io(e) => panic!("finalize, which writes to no device, failed with I/O: {e}"),
+    }
+}
+
+/// Two owned descriptors are the same value (compared as their debug text, so that a NaN
+/// equals itself; the byte comparisons beside it see NaN payloads).
+fn same(
+    a: &hurray_runtime::structures::Descriptor,
+    b: &hurray_runtime::structures::Descriptor,
+) -> bool {
+    a == b || format!("{a:?}") == format!("{b:?}")
+}
+
+/// `round_trip`: the input is the choices of the `Arbitrary` impls generated from the spec
+/// (the runtime's `arbitrary` feature), which draw an owned descriptor, mostly a valid one.
+/// It is normalised (`writer::normalize`) and written (`writer::finalize`, which must write
+/// exactly the normalised value's encoding, or refuse with a rule); what is written, read
+/// strictly and permissively, must give back the normalised value and re-encode byte for
+/// byte. A strict reader may refuse (with a well-formed error) what `finalize` accepts, as
+/// `finalize` checks permissively; a permissive reader may not.
+pub fn round_trip(data: &[u8]) {
+    use arbitrary::{Arbitrary, Unstructured};
+    use hurray_runtime::structures::Descriptor;
+    use hurray_runtime::{ReaderConfig, descriptor, writer};
+    let mut u = Unstructured::new(data);
+    let Ok(drawn) = Descriptor::arbitrary(&mut u) else {
+        return;
+    };
+    let mut normal = drawn.clone();
+    if let Err(e) = writer::normalize(&mut normal) {
+        refusal(&e, drawn.encoded_len());
+        return;
+    }
+    let expected = normal.to_bytes();
+    let bytes = match writer::finalize(drawn) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            refusal(&e, expected.len());
+            return;
+        }
+    };
+    assert_eq!(
+        bytes, expected,
+        "finalize wrote other bytes than the normalised descriptor's encoding"
+    );
+    for (strict, config) in [
+        (true, ReaderConfig::new()),
+        (false, ReaderConfig::new().permissive(true)),
+    ] {
+        within_budget(bytes.len(), "round_trip read", || {
+            match descriptor::read(&bytes, &config) {
+                Ok(checked) => {
+                    let back = checked.view().owned();
+                    assert!(
+                        same(&back, &normal),
+                        "a written descriptor reads back as another value:\n wrote {normal:?}\n read  {back:?}"
+                    );
+                    assert_eq!(
+                        back.to_bytes(),
+                        bytes,
+                        "a written descriptor read back does not re-encode byte for byte"
+                    );
+                }
+                Err(e) if strict => well_formed(e.code(), e.offset(), bytes.len(), e.detail()),
+                Err(e) => panic!("a permissive reader rejects what finalize wrote: {e}"),
+            }
+        });
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -744,6 +831,13 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         // One mutation on each side, then none: the checker on the unchanged pair.
         "amendment" => vec![vec![], vec![0, 1, 0, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 3]],
         "encode_json" => corpus("json"),
+        // Any bytes are choices for the generated `Arbitrary` impls: the descriptor vectors
+        // (and no bytes at all, every choice its first) give them a varied start.
+        "round_trip" => {
+            let mut seeds = vec![Vec::new()];
+            seeds.extend(corpus("bin"));
+            seeds
+        }
         other => panic!("no fuzz target `{other}`"),
     }
 }

@@ -142,6 +142,8 @@ pub mod ctx;
 pub mod descriptor;
 pub mod error;
 pub mod file;
+#[cfg(feature = "arbitrary")]
+pub(crate) mod generate;
 pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;

@@ -602,9 +602,10 @@ pub fn required_versions(d: &Descriptor) -> [(Axis, Version); AXES] {
     needs.0.get()
 }
 
-/// Apply the writer rules to an owned descriptor: set the version to the lowest that covers
-/// what it emits (W1, W2), the scheme version likewise, the flags to the sections present, and
-/// the descriptor length to the encoded size; then refuse what breaks W3 or a reader rule.
+/// Apply the writer rules to an owned descriptor: [`normalize`] it (the version to the lowest
+/// that covers what it emits, W1, W2, the scheme version likewise, the flags to the sections
+/// present, the descriptor length to the encoded size); then refuse what breaks W3 or a reader
+/// rule.
 pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
     finalize_with(d, &ReaderConfig::new().permissive(true))
 }
@@ -613,13 +614,43 @@ pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
 /// agreed out of band (a private device or memory class, which every reader without the
 /// agreement rejects, BH-12, BH-15) passes the agreed reader configuration.
 pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>, WriteError> {
+    normalize(&mut d)?;
+    w3(&d)?;
+    never_reserved(&d)?;
+    shd_3(&d)?;
+    // Encoded once, its length field already set by `normalize`.
+    let bytes = d.to_bytes();
+    obligations(&descriptor::read(&bytes, config)?)?;
+    Ok(bytes)
+}
+
+/// The writer's normalisation, the first step of [`finalize`]: the magic; the flag bits
+/// that gate optional sections set to the sections present; the rank to the shape's length;
+/// the descriptor version and each scheme's version set to the lowest that covers what is
+/// emitted (W1, W2), with the appended fields that version defines given their defaults
+/// (W4); and the descriptor length to the encoded size. What a reader returns for the bytes
+/// [`finalize`] writes is this normalised value.
+///
+/// ```
+/// use hurray_runtime::tags::ElementType;
+/// use hurray_runtime::writer;
+///
+/// let mut d = writer::row_major(ElementType::Float32, &[2, 3]);
+/// d.fixed_header.rank = 7;
+/// writer::normalize(&mut d)?;
+/// assert_eq!(d.fixed_header.rank, 2);
+/// assert_eq!(d.fixed_header.descriptor_length as usize, d.to_bytes().len());
+/// assert_eq!(writer::finalize(d.clone())?, d.to_bytes());
+/// # Ok::<(), writer::WriteError>(())
+/// ```
+pub fn normalize(d: &mut Descriptor) -> Result<(), WriteError> {
     d.sync_presence_flags();
     d.fixed_header.rank = u32::try_from(d.shape.len())
         .map_err(|_| invalid(Rule::Shp1, "a descriptor's rank is at most 64"))?;
     if d.fixed_header.magic != b"HRRY" {
         d.fixed_header.magic = b"HRRY".to_vec();
     }
-    for (axis, v) in required_versions(&d) {
+    for (axis, v) in required_versions(d) {
         // W4: what the declared version defines is written whole.
         d.fill_defaults(axis, v);
         if axis == Axis::Descriptor {
@@ -632,18 +663,9 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
             h.scheme_version = v.minor;
         }
     }
-    w3(&d)?;
-    never_reserved(&d)?;
-    shd_3(&d)?;
-    // Encoded once; the length field, whose value does not change the encoding's size, is
-    // patched in place.
-    let mut bytes = d.to_bytes();
-    let len = u32::try_from(bytes.len())
+    d.fixed_header.descriptor_length = u32::try_from(d.encoded_len())
         .map_err(|_| invalid(Rule::Hdr4, "a descriptor is at most 4 GiB"))?;
-    let at = crate::structures::FixedHeaderView::OFFSET_DESCRIPTOR_LENGTH;
-    bytes[at..at + size_of::<u32>()].copy_from_slice(&len.to_le_bytes());
-    obligations(&descriptor::read(&bytes, config)?)?;
-    Ok(bytes)
+    Ok(())
 }
 
 /// A writer rule about single tag values, applied to every tag field a descriptor carries.

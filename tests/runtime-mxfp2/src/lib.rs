@@ -5,3 +5,6 @@
 #[path = "../../../hurray-runtime/src/lib.rs"]
 mod runtime;
 pub use runtime::*;
+// The generated `Arbitrary` impls reach their helpers as `crate::generate`.
+#[cfg(feature = "arbitrary")]
+use runtime::generate;

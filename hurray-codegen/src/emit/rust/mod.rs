@@ -1,12 +1,14 @@
 //! The Rust emitter: tag enums, flag types, rules, axes, constants, and for every structure a
 //! borrowed view and an owned form with encode/decode and reflection. Split by what it emits:
 //! `meta` (axes, rules, tags, flags, constants), `views` and their `parse` functions with
-//! the table `checks`, `owned` forms and their `values`, and the `variants` of
-//! dispatching spaces, and the `annotate` walkers `hurray inspect` reports
-//! through; `common` holds the names and token helpers they share. Every fact
-//! comes from the model, shapes included (`model::shape`); nothing here analyses the spec.
+//! the table `checks`, `owned` forms and their `values`, the `variants` of dispatching
+//! spaces, the `annotate` walkers `hurray inspect` reports through, and the `arbitrary`
+//! impls of the owned forms (fuzzing); `common` holds the names and token helpers they
+//! share. Every fact comes from the model, shapes included (`model::shape`); nothing here
+//! analyses the spec.
 
 mod annotate;
+mod arbitrary;
 mod checks;
 mod common;
 mod meta;
@@ -40,6 +42,7 @@ pub fn tokens(spec: &Spec) -> TokenStream {
     let consts = meta::consts(spec);
     let structures = structures(spec);
     let annotate = annotate::walkers(spec);
+    let arbitrary = arbitrary::impls(spec);
     quote! {
         /// The version axes of the spec (the version registry).
         pub mod axes { #axes }
@@ -56,6 +59,9 @@ pub fn tokens(spec: &Spec) -> TokenStream {
         /// The annotation walkers of every structure (`hurray inspect`).
         #[allow(missing_docs)]
         pub mod annotate { #annotate }
+        /// `arbitrary::Arbitrary` for every owned form (the runtime's `arbitrary` feature).
+        #[cfg(feature = "arbitrary")]
+        mod arbitrary_impls { #arbitrary }
     }
 }
 

@@ -1,0 +1,7 @@
+//! Fuzz target `round_trip`: see `hurray_fuzz::round_trip` and fuzz/README.md.
+#![no_main]
+
+#[global_allocator]
+static ALLOCATOR: hurray_fuzz::Counting = hurray_fuzz::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| hurray_fuzz::round_trip(data));
