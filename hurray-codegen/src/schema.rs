@@ -87,7 +87,7 @@ impl Kind {
     }
 
     /// The kind of the spec tree's file at `relative` (its path from the tree's root, with
-    /// `/` separators): the folders and files [`load`](crate::load) reads, the release
+    /// `/` separators): the folders and files [`load`](mod@crate::load) reads, the release
     /// records and the migrations. `None` for any other file (and for overlays, which live
     /// outside the tree).
     pub fn of(relative: &str) -> Option<Kind> {
