@@ -249,14 +249,22 @@ fn bp_15_the_writer_refuses_per_channel_quantization_of_a_paged_tensors_axis_0()
 fn bp_18_the_writer_refuses_a_u32_block_table_for_more_pages_than_u32_holds() {
     use hurray_runtime::structures::LayoutVariant;
     use hurray_runtime::tags::BlockTableIndexType;
+    use hurray_runtime::tags::ElementType;
+    use hurray_runtime::wire::TagSpace;
+    // Any 16-bit element type a writer may still emit (an amendment may deprecate one, W3).
+    let element_type = ElementType::ALL
+        .iter()
+        .find(|t| t.bits() == 16 && t.deprecated_since().is_none())
+        .expect("a 16-bit element type that is not deprecated")
+        .name();
     let paged = |index_type: BlockTableIndexType| {
-        let mut d = tensor("element_type = \"float16\"\nblock_paged = { page_size = 4, num_pages = 5, heads = 2, head_dim = 8, seqs = [[6, [0, 1]], [3, [0]]], kv_role = \"key\", layer_index = 3, block_table_index_type = \"u32\" }").descriptor;
+        let mut d = tensor(&"element_type = \"ELEMENT\"\nblock_paged = { page_size = 4, num_pages = 5, heads = 2, head_dim = 8, seqs = [[6, [0, 1]], [3, [0]]], kv_role = \"key\", layer_index = 3, block_table_index_type = \"u32\" }".replace("ELEMENT", element_type)).descriptor;
         let LayoutVariant::BlockPaged(b) = &mut d.layout_fields else {
             panic!("a block-paged layout");
         };
         b.num_pages = 1 << 32;
         b.block_table_index_type = hurray_runtime::wire::TagValue::new(index_type);
-        // The pool holds 2^32 pages of 4 tokens × 2 heads × 8 float16 values.
+        // The pool holds 2^32 pages of 4 tokens × 2 heads × 8 two-byte values.
         d.buffer_table.buffers[0].byte_size = (1u64 << 32) * 4 * 2 * 8 * 2;
         d
     };

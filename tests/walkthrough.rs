@@ -76,13 +76,22 @@ fn the_spec_editors_walkthrough_gives_each_steps_verdict() {
     expect(&spec, "nothing", &[]);
 
     // A released element type to deprecate, and the one writers use instead: the first two
-    // the spec has not deprecated already.
+    // the spec has not deprecated already, and that no deprecation names as its replacement
+    // (deprecating a replacement is an error of its own).
     let space = model
         .spaces
         .iter()
         .find(|s| s.name == "element_type")
         .unwrap();
-    let mut live = space.tags.iter().filter(|t| t.deprecated.is_none());
+    let replacements: Vec<&str> = space
+        .tags
+        .iter()
+        .filter_map(|t| t.deprecated.as_ref()?.replacement.as_deref())
+        .collect();
+    let mut live = space
+        .tags
+        .iter()
+        .filter(|t| t.deprecated.is_none() && !replacements.contains(&t.name.as_str()));
     let (old, new) = (
         live.next().unwrap().name.clone(),
         live.next().unwrap().name.clone(),
