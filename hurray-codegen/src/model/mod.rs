@@ -1069,6 +1069,18 @@ impl Spec {
         }
         f
     }
+    /// The structure and field index a path designates (its last step), or `None` when a
+    /// step before the last does not go through a structure field.
+    pub fn locate(&self, path: &FieldPath) -> Option<(StructId, usize)> {
+        let mut at = (path.root, path.steps[0]);
+        for &step in &path.steps[1..] {
+            let FieldType::Struct(t) = self.structure(at.0).fields[at.1].ty else {
+                return None;
+            };
+            at = (t, step);
+        }
+        Some(at)
+    }
     /// The structures a dispatching space selects, in the order its tags and ranges name
     /// them.
     pub fn variants(&self, space: SpaceId) -> Vec<StructId> {

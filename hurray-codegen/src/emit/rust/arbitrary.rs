@@ -435,16 +435,7 @@ fn constraints(
 fn hinted_field(spec: &Spec, id: StructId) -> Option<usize> {
     spec.structures.iter().find_map(|st| {
         st.bindings.values().find_map(|path| {
-            let mut cur = spec.structure(path.root);
-            let mut at = (path.root, path.steps[0]);
-            for &step in &path.steps[1..] {
-                let FieldType::Struct(t) = cur.fields[at.1].ty else {
-                    return None;
-                };
-                cur = spec.structure(t);
-                at = (t, step);
-            }
-            let (sid, field) = at;
+            let (sid, field) = spec.locate(path)?;
             if sid != id {
                 return None;
             }
@@ -563,18 +554,9 @@ const RANK_PARAM: &str = "rank";
 /// so that most descriptors have a rank their layout allows.
 fn rank_of_layout(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     let bound_as_rank = spec.structures.iter().any(|st| {
-        st.bindings.get(RANK_PARAM).is_some_and(|path| {
-            let mut cur = spec.structure(path.root);
-            let mut at = (path.root, path.steps[0]);
-            for &step in &path.steps[1..] {
-                let FieldType::Struct(t) = cur.fields[at.1].ty else {
-                    return false;
-                };
-                cur = spec.structure(t);
-                at = (t, step);
-            }
-            at == (id, i)
-        })
+        st.bindings
+            .get(RANK_PARAM)
+            .is_some_and(|path| spec.locate(path) == Some((id, i)))
     });
     let layout = spec.roles.layout;
     let tag = earlier_path(spec, id, i, &FieldType::Tag(layout));
