@@ -108,7 +108,13 @@ fn w2_the_file_writer_refuses_a_file_newer_than_its_declared_container_version()
     let bytes = write(Axis::Container.current()).unwrap();
     let f = new::file::read(&bytes, &new::ReaderConfig::new()).unwrap();
     assert_eq!(
-        f.kv().unwrap().entries()[0].value_tag().raw(),
+        f.kv()
+            .unwrap()
+            .entries()
+            .get(0)
+            .expect("one KV entry")
+            .value_tag()
+            .raw(),
         KvValue::XFloat32.value()
     );
     // A released KV value in a file of the initial version is fine.

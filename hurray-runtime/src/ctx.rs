@@ -26,6 +26,8 @@ pub struct ReaderConfig {
     agreed_extension_layouts: Vec<u64>,
     network: bool,
     limits: [u64; Limit::ALL.len()],
+    /// A replay of bytes a parse already checked ([`Replay`]): nothing is rejected or kept.
+    replay: bool,
 }
 
 /// A reader configuration the spec does not allow.
@@ -56,6 +58,7 @@ impl ReaderConfig {
             agreed_extension_layouts: Vec::new(),
             network: false,
             limits: Limit::ALL.map(Limit::format_maximum),
+            replay: false,
         }
     }
 
@@ -267,6 +270,43 @@ pub struct Ctx<'c> {
     dereferenceable: bool,
 }
 
+/// What a parse needs to walk again an entry of a sequence it already checked, without the
+/// reader's configuration: the versions it acted at, its mode and the nesting depth. A
+/// [`VarSeq`](crate::wire::VarSeq) keeps one to make the view of an entry on access; the
+/// replay takes the same decisions as the parse (which values are known, which fields are
+/// present) and rejects nothing, records nothing.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Replay {
+    versions: Versions,
+    permissive: bool,
+    depth: u32,
+}
+
+impl Replay {
+    /// The same replay at nesting depth `depth`.
+    pub fn at_depth(self, depth: u32) -> Replay {
+        Replay { depth, ..self }
+    }
+
+    /// Parse `bytes` (one entry at absolute `offset`) again with `parse`, which receives the
+    /// nesting depth; `None` unless it reads exactly those bytes.
+    pub fn parse<'a, T>(
+        &self,
+        bytes: &'a [u8],
+        offset: u64,
+        parse: impl FnOnce(&mut crate::wire::Reader<'a>, &mut Ctx<'_>, u32) -> Result<T, Error>,
+    ) -> Option<T> {
+        let mut config = ReaderConfig::new().permissive(self.permissive);
+        config.replay = true;
+        let mut ctx = Ctx::new(&config);
+        ctx.versions = self.versions;
+        let mut r = crate::wire::Reader::new(bytes, offset, Rule::Len1);
+        let v = parse(&mut r, &mut ctx, self.depth).ok()?;
+        (r.remaining() == 0).then_some(v)
+    }
+}
+
 /// The versions a parse acts at: the reader's on every axis, and the data's where it has
 /// declared one (arrays, so a context costs no allocation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -286,6 +326,15 @@ impl<'c> Ctx<'c> {
             },
             warnings: Vec::new(),
             dereferenceable: true,
+        }
+    }
+
+    /// What a replay of an entry parsed here at nesting `depth` needs ([`Replay`]).
+    pub fn replay(&self, depth: u32) -> Replay {
+        Replay {
+            versions: self.versions,
+            permissive: self.config.permissive,
+            depth,
         }
     }
 
@@ -328,6 +377,9 @@ impl<'c> Ctx<'c> {
     /// A rule is broken: reject, or in permissive mode accept what the rule allows and mark
     /// the tensor not dereferenceable. The detail is only rendered when it is kept.
     pub fn violation(&mut self, rule: Rule, offset: u64, detail: impl Detail) -> Result<(), Error> {
+        if self.config.replay {
+            return Ok(());
+        }
         match rule.action() {
             Action::Reject => Err(Error::new(rule, offset, detail.render())),
             Action::Strict | Action::Validate if !self.config.is_permissive() => {
@@ -348,6 +400,9 @@ impl<'c> Ctx<'c> {
     /// Record a warning.
     #[cold]
     pub fn warn(&mut self, rule: Rule, offset: u64, detail: impl Detail) {
+        if self.config.replay {
+            return;
+        }
         self.warnings.push(Warning {
             rule,
             offset,

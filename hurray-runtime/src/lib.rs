@@ -150,6 +150,7 @@ pub mod json;
 pub mod limit;
 pub mod section;
 pub mod semantic;
+pub mod seq;
 pub mod sequential;
 pub mod tag_space;
 pub mod value;

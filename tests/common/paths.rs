@@ -422,7 +422,6 @@ impl<'r, 'a> Resolver<'r, 'a> {
             .entries()
             .iter()
             .find(|e| e.name() == name)
-            .cloned()
             .ok_or_else(|| format!("the index names no tensor `{name}`"))
     }
 
@@ -440,16 +439,14 @@ impl<'r, 'a> Resolver<'r, 'a> {
                 })
             }
             Node::Buffers(v) => Node::Buffer(v.buffers().get(i).ok_or_else(missing)?),
-            Node::IndexEntries(v) => {
-                Node::IndexEntry(v.entries().get(i).cloned().ok_or_else(missing)?)
-            }
-            Node::KvEntries(v) => Node::KvEntry(v.entries().get(i).cloned().ok_or_else(missing)?),
+            Node::IndexEntries(v) => Node::IndexEntry(v.entries().get(i).ok_or_else(missing)?),
+            Node::KvEntries(v) => Node::KvEntry(v.entries().get(i).ok_or_else(missing)?),
             Node::TensorBuffers(b) => {
                 let (at, len) = *b.get(i).ok_or_else(missing)?;
                 Node::Slot(Slot::bytes(at, Some(len)))
             }
             Node::KvElements(KvValueVariantView::Array(a), _) => {
-                let e = a.elements().get(i).cloned().ok_or_else(missing)?;
+                let e = a.elements().get(i).ok_or_else(missing)?;
                 let at = kv_value_at(&e).ok_or("an element without a position")?;
                 Node::KvValue(e, at)
             }

@@ -381,7 +381,12 @@ pub enum Kept {
     Boxed,
     /// A sequence of plain fixed-size structures: a `FixedSeq` over its span.
     FixedSeq,
-    /// A sequence of variable-size structures or variants: their views, kept in a `Vec`.
+    /// A sequence of variable-size entries whose parse needs no params (structures, or
+    /// variants selected by one tag for the whole sequence): a `VarSeq`, which keeps where
+    /// each entry ends and makes an entry's view again on access.
+    VarSeq,
+    /// A sequence of variable-size entries parsed with params, or selected by a tag inside
+    /// each entry: their views, kept in a `Vec`.
     Seq,
 }
 
@@ -409,6 +414,18 @@ pub fn kept(spec: &Spec, id: StructId, i: usize) -> Kept {
         }
         (FieldType::Struct(_) | FieldType::Dispatch { .. }, None) => Kept::View,
         (FieldType::Struct(t), Some(_)) if spec.structure(*t).shape.simple => Kept::FixedSeq,
+        (FieldType::Struct(t), Some(_))
+            if spec.structure(*t).params.is_empty() && spec.structure(*t).shape.chain.is_none() =>
+        {
+            Kept::VarSeq
+        }
+        (
+            FieldType::Dispatch {
+                space,
+                on: TagSource::Field(_),
+            },
+            Some(_),
+        ) if dispatch_shape(spec, *space).params.is_empty() => Kept::VarSeq,
         (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_)) => Kept::Seq,
         _ => Kept::Span,
     }

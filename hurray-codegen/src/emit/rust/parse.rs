@@ -40,6 +40,16 @@ pub fn call_args(from: Containment, to: Containment, params: &[String]) -> Token
     quote!(#(, #ps)* #depth)
 }
 
+/// The nesting depth a caller passes to the parse of what it contains (as `call_args` does),
+/// 0 for a parse that takes none.
+pub fn depth_arg(from: Containment, to: Containment) -> TokenStream {
+    if to.cyclic && from.cyclic && from.component == to.component {
+        quote!(depth)
+    } else {
+        quote!(0)
+    }
+}
+
 /// The check of a structure's nesting limit at the start of its parse (TL-6 for tiling).
 pub fn depth_check(spec: &Spec, id: StructId) -> TokenStream {
     let s = spec.structure(id);
@@ -284,6 +294,9 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                             for _ in 0..__n { #v::parse(&mut __r, ctx #args)?; }
                             crate::wire::FixedSeq::<#v>::new(__b, #oi)
                         })
+                    } else if kept(spec, id, i) == Kept::VarSeq {
+                        let depth = depth_arg(here, inner_shape.containment);
+                        var_seq(&c, what, &oi, &depth, quote!(#v::parse(r, ctx #args)?))
                     } else {
                         quote!({
                             let __n = #c;
@@ -340,6 +353,10 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                 None => inner,
                 Some(c) => {
                     let c = count_expr(s, c);
+                    if kept(spec, id, i) == Kept::VarSeq {
+                        let depth = depth_arg(here, dispatch.containment);
+                        return var_seq(&c, what, &oi, &depth, inner);
+                    }
                     quote!({
                         let __n = #c;
                         if __n > r.remaining() as u64 {
@@ -354,4 +371,29 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
         }
         _ => quote!(compile_error!("unsupported field shape")),
     }
+}
+
+/// The parse of a counted sequence kept as a `VarSeq` (`Kept::VarSeq`): each entry parsed and
+/// checked by `one`, which reads from `r`; the sequence keeps where each ends.
+fn var_seq(
+    count: &TokenStream,
+    what: &str,
+    oi: &proc_macro2::Ident,
+    depth: &TokenStream,
+    one: TokenStream,
+) -> TokenStream {
+    quote!({
+        let __n = #count;
+        if __n > r.remaining() as u64 {
+            return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
+        }
+        let __seq_pos = r.pos();
+        let mut __seq = crate::seq::VarSeq::start(__n, r.remaining(), ctx.replay(#depth));
+        for _ in 0..__n {
+            let (__entry_pos, __entry_at) = (r.pos(), r.offset());
+            let __entry = #one;
+            __seq.push(__entry, r.since(__entry_pos), __entry_at, r.offset() - #oi);
+        }
+        __seq.finish(r.since(__seq_pos), #oi)
+    })
 }

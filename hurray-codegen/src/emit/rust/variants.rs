@@ -36,6 +36,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     let mut record_variants = Vec::new();
     let mut positions_arms = Vec::new();
     let mut view_arms = Vec::new();
+    let mut like_arms = Vec::new();
     for t in &tag_space.tags {
         let v = camel(&t.name);
         let val = Literal::u32_unsuffixed(t.value);
@@ -57,6 +58,9 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 record_variants.push(quote!(#v(#rec),));
                 positions_arms.push(quote!(#vv::#v(x) => #vr::#v(x.at),));
                 view_arms.push(quote!(#vr::#v(at) => #vv::#v(#sv { bytes, offset, at }),));
+                let replay =
+                    replay_for(dispatch.containment, spec.structure(sid).shape.containment);
+                like_arms.push(quote!(#vv::#v(x) => crate::seq::Rebuild::like(x, bytes, offset, #replay).map(#vv::#v),));
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v(#sv::parse(r, ctx #args)?),));
                 owned_arms.push(quote!(#vv::#v(x) => #vo::#v(x.owned()),));
                 encode_arms.push(quote!(#vo::#v(x) => x.encode(out),));
@@ -70,6 +74,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 record_variants.push(quote!(#v,));
                 positions_arms.push(quote!(#vv::#v => #vr::#v,));
                 view_arms.push(quote!(#vr::#v => #vv::#v,));
+                like_arms.push(quote!(#vv::#v => Some(#vv::#v),));
                 parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v,));
                 owned_arms.push(quote!(#vv::#v => #vo::#v,));
                 encode_arms.push(quote!(#vo::#v => {},));
@@ -93,6 +98,8 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         record_variants.push(quote!(Private(u32, #rec),));
         positions_arms.push(quote!(#vv::Private(t, x) => #vr::Private(*t, x.at),));
         view_arms.push(quote!(#vr::Private(t, at) => #vv::Private(t, #sv { bytes, offset, at }),));
+        let replay = replay_for(dispatch.containment, spec.structure(sid).shape.containment);
+        like_arms.push(quote!(#vv::Private(t, x) => crate::seq::Rebuild::like(x, bytes, offset, #replay).map(|y| #vv::Private(*t, y)),));
         owned_variants.push(quote!(/// An implementation-private value.
             Private(u32, #so),));
         parse_arms.push(
@@ -119,6 +126,7 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         record_variants.push(quote!(Opaque(u32),));
         positions_arms.push(quote!(#vv::Opaque(t, _) => #vr::Opaque(*t),));
         view_arms.push(quote!(#vr::Opaque(t) => #vv::Opaque(t, bytes),));
+        like_arms.push(quote!(#vv::Opaque(t, _) => Some(#vv::Opaque(*t, bytes)),));
         tag_arms_v.push(quote!(#vv::Opaque(t, _) => *t,));
         tag_arms_o.push(quote!(#vo::Opaque(t, _) => *t,));
         encode_arms.push(quote!(#vo::Opaque(_, b) => out.extend_from_slice(b),));
@@ -279,6 +287,15 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
         #[non_exhaustive]
         pub enum #vv<'a> { #(#view_variants)* }
 
+        impl crate::wire::sealed::Sealed for #vv<'_> {}
+        impl<'a> crate::seq::Rebuild<'a> for #vv<'a> {
+            /// The same variant over another entry's bytes.
+            #[allow(unused_variables)]
+            fn like(&self, bytes: &'a [u8], offset: u64, replay: &crate::ctx::Replay) -> Option<Self> {
+                match self { #(#like_arms)* }
+            }
+        }
+
         impl<'a> #vv<'a> {
             /// Parse the structure `tag` selects (`tag_at` locates the tag for errors).
             #[doc(hidden)]
@@ -429,5 +446,18 @@ fn parameter_buffers(spec: &Spec, space: SpaceId) -> TokenStream {
                 _ => None,
             }
         }
+    }
+}
+
+/// The replay a variant's structure is parsed again under: the dispatch's own depth when the
+/// structure continues its cycle, else depth 0 (as `call_args` passes it).
+fn replay_for(
+    from: crate::model::shape::Containment,
+    to: crate::model::shape::Containment,
+) -> TokenStream {
+    if to.cyclic && from.cyclic && from.component == to.component {
+        quote!(replay)
+    } else {
+        quote!(&replay.at_depth(0))
     }
 }

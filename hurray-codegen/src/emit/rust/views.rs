@@ -216,8 +216,8 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
                     inits.push(quote!(#km: { let v = #fi; #take },));
                 }
             }
-            Kept::View | Kept::Seq | Kept::Boxed => {
-                let t = view_member_ty(spec, f);
+            Kept::View | Kept::Seq | Kept::VarSeq | Kept::Boxed => {
+                let t = view_member_ty(spec, id, i);
                 let (t, wrap) = if how == Kept::Boxed {
                     (quote!(Box<#t>), quote!(Box::new))
                 } else {
@@ -286,10 +286,32 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         quote!()
     };
 
+    // How a sequence makes this view again from an entry's checked bytes: in place when its
+    // record is empty, else by a replay of its parse (which takes no params here).
+    let remake = if members.is_empty() && chain.is_none() {
+        quote!(Some(#vname { bytes, offset, at: #rname {} }))
+    } else if s.params.is_empty() && chain.is_none() {
+        let depth = if s.shape.containment.cyclic {
+            quote!(, depth)
+        } else {
+            quote!()
+        };
+        quote!(replay.parse(bytes, offset, |r, ctx, depth| #vname::parse(r, ctx #depth)))
+    } else {
+        quote!(None)
+    };
+    let rebuild = quote! {
+        impl crate::wire::sealed::Sealed for #vname<'_> {}
+        impl<'a> crate::seq::Rebuild<'a> for #vname<'a> {
+            #[allow(unused_variables)]
+            fn like(&self, bytes: &'a [u8], offset: u64, replay: &crate::ctx::Replay) -> Option<Self> {
+                #remake
+            }
+        }
+    };
     let fixed_view = if s.shape.simple {
         let size = lit_usize(s.const_size().unwrap_or(0));
         quote! {
-            impl crate::wire::sealed::Sealed for #vname<'_> {}
             impl<'a> crate::wire::FixedView<'a> for #vname<'a> {
                 const SIZE: usize = #size;
                 fn at(bytes: &'a [u8], offset: u64) -> Self { #vname { bytes, offset, at: #rname {} } }
@@ -401,6 +423,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
         }
 
         #fixed_view
+        #rebuild
     }
 }
 
@@ -599,7 +622,7 @@ fn accessor(spec: &Spec, id: StructId, i: usize, at: &Locate<'_>) -> TokenStream
             }
         }
         Kept::FixedSeq => {
-            let v = view_member_ty(spec, f);
+            let v = view_member_ty(spec, id, i);
             let (span, abs) = (at.span(i), at.absolute(i));
             (v, quote!(crate::wire::FixedSeq::new(#span, #abs)))
         }
@@ -631,8 +654,8 @@ fn accessor(spec: &Spec, id: StructId, i: usize, at: &Locate<'_>) -> TokenStream
                 })
             };
         }
-        Kept::View => {
-            let t = view_member_ty(spec, f);
+        Kept::View | Kept::VarSeq => {
+            let t = view_member_ty(spec, id, i);
             return if optional {
                 quote!(#d pub fn #name(&self) -> Option<&#t> { self.at.#km.as_ref() })
             } else {
@@ -640,7 +663,7 @@ fn accessor(spec: &Spec, id: StructId, i: usize, at: &Locate<'_>) -> TokenStream
             };
         }
         Kept::Boxed => {
-            let t = view_member_ty(spec, f);
+            let t = view_member_ty(spec, id, i);
             return if optional {
                 quote!(#d pub fn #name(&self) -> Option<&#t> { self.at.#km.as_deref() })
             } else {
@@ -698,8 +721,13 @@ fn seq_item_ty(spec: &Spec, f: &Field) -> TokenStream {
     }
 }
 
-/// The type a view keeps or returns for a field (without `Option`).
-fn view_member_ty(spec: &Spec, f: &Field) -> TokenStream {
+/// The type a view keeps or returns for field `i` of `id` (without `Option`).
+fn view_member_ty(spec: &Spec, id: StructId, i: usize) -> TokenStream {
+    let f = &spec.structure(id).fields[i];
+    if kept(spec, id, i) == Kept::VarSeq {
+        let item = seq_item_ty(spec, f);
+        return quote!(crate::seq::VarSeq<'a, #item>);
+    }
     match (&f.ty, &f.count) {
         (FieldType::Struct(t), None) => {
             let v = view_ident(spec, *t);
