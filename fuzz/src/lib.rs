@@ -563,18 +563,178 @@ fn spec_texts() -> &'static [(PathBuf, String)] {
     })
 }
 
+/// The base the `spec_load` target loads its inputs into: a small spec derived from
+/// `spec/` ([`reduce`]), parsed once, with the id of each file (in `spec_texts` order) and
+/// its snapshot.
+struct SpecBase {
+    texts: Vec<(PathBuf, String)>,
+    raw: hurray_codegen::load::RawSpec,
+    ids: Vec<hurray_codegen::source::FileId>,
+    snapshot: snapshot::Snapshot,
+}
+
+fn spec_base() -> &'static SpecBase {
+    static B: OnceLock<SpecBase> = OnceLock::new();
+    B.get_or_init(|| {
+        let texts = reduce(spec_texts());
+        let (raw, sources, diags) = parse_texts(&texts);
+        let ids = sources.files().map(|(id, _)| id).collect();
+        let loaded = hurray_codegen::finish(raw.clone(), sources, diags);
+        let spec = loaded.clean().expect("the reduced spec loads clean");
+        let (snapshot, _) = snapshot::of_spec(spec);
+        SpecBase {
+            texts,
+            raw,
+            ids,
+            snapshot,
+        }
+    })
+}
+
+/// Parse spec files (path relative to `spec/`, text) into their raw mirrors.
+fn parse_texts(
+    texts: &[(PathBuf, String)],
+) -> (hurray_codegen::load::RawSpec, SourceMap, Diagnostics) {
+    let dir = root().join("spec");
+    let files = texts
+        .iter()
+        .map(|(rel, t)| (rel.display().to_string(), rel.clone(), dir.join(rel), t.clone()))
+        .collect();
+    let mut sources = SourceMap::default();
+    let mut diags = Diagnostics::default();
+    let raw = hurray_codegen::load::load_texts(files, &mut sources, &mut diags);
+    (raw, sources, diags)
+}
+
+/// A small spec that still loads clean, derived from `texts` (all of `spec/`): comment lines
+/// dropped, then every array-of-tables entry (`[[tag]]`, `[[structure]]` with its
+/// `[[structure.field]]`s, `[[rule]]`, …) removed whose removal keeps the spec clean, from
+/// the last to the first, until a pass removes nothing. What is left is what the rest
+/// needs: the roles' spaces, the structures the axes live in, the rules and resolutions they
+/// name. Loading it costs a fraction of the whole spec, so the `spec_load` target runs some
+/// ten times more inputs through the same loader, lowering, checks and emitters.
+pub fn reduce(texts: &[(PathBuf, String)]) -> Vec<(PathBuf, String)> {
+    let mut files: Vec<(PathBuf, Vec<String>)> = texts
+        .iter()
+        .map(|(rel, t)| {
+            let lines = t
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('#') || l.starts_with("#:schema"))
+                .map(str::to_string)
+                .collect();
+            (rel.clone(), lines)
+        })
+        .collect();
+    let join = |files: &[(PathBuf, Vec<String>)]| -> Vec<(PathBuf, String)> {
+        files
+            .iter()
+            .map(|(rel, lines)| (rel.clone(), lines.join("\n") + "\n"))
+            .collect()
+    };
+    let (raw, sources, diags) = parse_texts(&join(&files));
+    assert!(!diags.has_errors(), "spec/ parses");
+    let ids: Vec<_> = sources.files().map(|(id, _)| id).collect();
+    let mut raw = raw;
+    let clean = |raw: &hurray_codegen::load::RawSpec| {
+        let loaded = hurray_codegen::finish(raw.clone(), sources.clone(), Diagnostics::default());
+        loaded.clean().is_some()
+    };
+    assert!(clean(&raw), "spec/ loads clean");
+    for _pass in 0..4 {
+        let mut removed = false;
+        for (f, (_, lines)) in files.iter_mut().enumerate() {
+            let mut k = entries(lines).len();
+            while k > 0 {
+                k -= 1;
+                let Some(&(start, end)) = entries(lines).get(k) else {
+                    continue;
+                };
+                let mut trial = lines.clone();
+                trial.drain(start..end);
+                let mut diags = Diagnostics::default();
+                let candidate = raw.with_text(ids[f], &(trial.join("\n") + "\n"), &mut diags);
+                if !diags.has_errors() && clean(&candidate) {
+                    *lines = trial;
+                    raw = candidate;
+                    removed = true;
+                }
+            }
+        }
+        if !removed {
+            break;
+        }
+    }
+    // Then every long one-line string (a title, a rule's text) that need not be what it is
+    // becomes "x".
+    for (f, (_, lines)) in files.iter_mut().enumerate() {
+        for i in 0..lines.len() {
+            let Some(short) = shortened(&lines[i]) else {
+                continue;
+            };
+            let mut trial = lines.clone();
+            trial[i] = short;
+            let mut diags = Diagnostics::default();
+            let candidate = raw.with_text(ids[f], &(trial.join("\n") + "\n"), &mut diags);
+            if !diags.has_errors() && clean(&candidate) {
+                *lines = trial;
+                raw = candidate;
+            }
+        }
+    }
+    join(&files)
+}
+
+/// `key = "a long string"` with the string made `"x"`, for a string of 12 characters or
+/// more without escapes.
+fn shortened(line: &str) -> Option<String> {
+    let (key, rest) = line.split_once(" = \"")?;
+    let (value, tail) = rest.split_once('"')?;
+    (value.len() >= 12 && !value.contains('\\') && !key.contains(['"', '['])).then(|| format!("{key} = \"x\"{tail}"))
+}
+
+/// The array-of-tables entries of a TOML file's lines: from an entry's `[[name]]` header to
+/// the next header that is not one of its own sub-tables (`[[name.sub]]`, `[name.sub]`).
+fn entries(lines: &[String]) -> Vec<(usize, usize)> {
+    let header = |l: &str| -> Option<(bool, String)> {
+        let l = l.trim();
+        let array = l.starts_with("[[");
+        let name = l.trim_start_matches('[').split(']').next()?.trim().to_string();
+        (l.starts_with('[') && !name.is_empty() && !name.contains(['"', '=', ' ']))
+            .then_some((array, name))
+    };
+    let heads: Vec<(usize, bool, String)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, l)| header(l).map(|(a, n)| (i, a, n)))
+        .collect();
+    heads
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, array, _))| *array)
+        .map(|(k, (start, _, name))| {
+            let own = format!("{name}.");
+            let end = heads[k + 1..]
+                .iter()
+                .find(|(_, _, n)| !n.starts_with(&own))
+                .map_or(lines.len(), |(i, _, _)| *i);
+            (*start, end)
+        })
+        .collect()
+}
+
 /// The first line a `spec_load` input may start with to say which file it replaces.
 fn spec_header(rel: &Path) -> String {
     format!("# spec/{}\n", rel.display())
 }
 
-/// Load the spec with one file's text replaced: lower, lay out and validate it, and for a
-/// clean result also snapshot it and run both emitters, which must not fail.
+/// Load the [`spec_base`] with one file's text replaced: lower, lay out and validate it,
+/// render its diagnostics, and for a clean result also snapshot it and run both emitters,
+/// which must not fail.
 fn load_with(replaced: usize, text: &str) {
+    let base = spec_base();
     let dir = root().join("spec");
-    // Most inputs are not even TOML of the file's schema: parse that file alone first, and
-    // load the whole spec only when it parses (the other files cost the same every time).
-    let (rel, _) = &spec_texts()[replaced];
+    // Most inputs are not even TOML of the file's schema: parse that file alone first.
+    let (rel, _) = &base.texts[replaced];
     let mut sources = SourceMap::default();
     let mut diags = Diagnostics::default();
     let one = vec![(
@@ -592,22 +752,14 @@ fn load_with(replaced: usize, text: &str) {
         );
         return;
     }
-    let files = spec_texts()
-        .iter()
-        .enumerate()
-        .map(|(i, (rel, t))| {
-            let full = dir.join(rel);
-            let body = if i == replaced {
-                text.to_string()
-            } else {
-                t.clone()
-            };
-            (rel.display().to_string(), rel.clone(), full, body)
-        })
-        .collect();
+    // The other files are parsed once (`RawSpec::with_text`, as the mutation test does).
     let mut sources = SourceMap::default();
+    for (i, (rel, t)) in base.texts.iter().enumerate() {
+        let body = if i == replaced { text } else { t.as_str() };
+        sources.add(rel.display().to_string(), dir.join(rel), body.to_string());
+    }
     let mut diags = Diagnostics::default();
-    let raw = hurray_codegen::load::load_texts(files, &mut sources, &mut diags);
+    let raw = base.raw.with_text(base.ids[replaced], text, &mut diags);
     let loaded = hurray_codegen::finish(raw, sources, diags);
     for format in [
         hurray_codegen::diag::Format::Human,
@@ -618,19 +770,20 @@ fn load_with(replaced: usize, text: &str) {
     if let Some(spec) = loaded.clean() {
         let (snap, _) = snapshot::of_spec(spec);
         let _ = hurray_codegen::emit::markdown::pages(spec);
-        // The Rust emitter formats some 20,000 lines: run it when the format itself changed
-        // (the snapshot differs from the released spec's), not for every edit of a title.
-        if snap != base().snapshot {
+        // The Rust emitter formats every generated line: run it when the format itself
+        // changed (the snapshot differs from the base's), not for every edit of a title.
+        if snap != base.snapshot {
             let _ = hurray_codegen::emit::rust::runtime(spec);
         }
     }
 }
 
-/// `spec_load`: the input replaces one file of `spec/`: the one its first line names
-/// (`# spec/rules/descriptor.toml`), else the one its first byte picks.
+/// `spec_load`: the input replaces one file of the [`spec_base`] (a small spec derived from
+/// `spec/`): the one its first line names (`# spec/rules/descriptor.toml`), else the one its
+/// first byte picks.
 pub fn spec_load(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let files = spec_texts();
+    let files = &spec_base().texts;
     let named = files
         .iter()
         .position(|(rel, _)| text.starts_with(&spec_header(rel)));
@@ -639,9 +792,12 @@ pub fn spec_load(data: &[u8]) {
     load_with(which, &text);
 }
 
-/// Seeds of the `spec_load` target: every spec file behind the line that names it.
+/// Seeds of the `spec_load` target: every file of the reduced spec behind the line that
+/// names it. (Whole files of `spec/` would be seeds too, but inputs of 30 KB make every
+/// mutation slow; the reduced files keep what the loader's checks need.)
 pub fn spec_load_seeds() -> Vec<Vec<u8>> {
-    spec_texts()
+    spec_base()
+        .texts
         .iter()
         .map(|(rel, text)| format!("{}{text}", spec_header(rel)).into_bytes())
         .collect()
@@ -650,7 +806,6 @@ pub fn spec_load_seeds() -> Vec<Vec<u8>> {
 /// The released spec, loaded once: its model and its snapshot as a TOML tree.
 struct Base {
     spec: Spec,
-    snapshot: snapshot::Snapshot,
     tree: toml::Value,
     /// Paths to every leaf of `tree` (keys and array indices).
     leaves: Vec<Vec<Step>>,
@@ -676,7 +831,6 @@ fn base() -> &'static Base {
         walk(&tree, &mut Vec::new(), &mut leaves, &mut strings);
         Base {
             spec,
-            snapshot: snap,
             tree,
             leaves,
             strings: strings.into_iter().collect(),
@@ -742,14 +896,83 @@ impl Input<'_> {
     }
 }
 
-/// Apply one mutation read from `input` to `tree`: a leaf gets a new value (a number, a
-/// name from the snapshot, a flipped boolean), or the array item holding it is removed or
-/// duplicated.
-fn mutate(tree: &mut toml::Value, input: &mut Input<'_>) {
+/// One mutation of the `amendment` input: the side it changes (0 the base, 1 the amended),
+/// the leaf of the snapshot's tree it aims at, an operation and a value.
+struct Mutation {
+    side: usize,
+    leaf: usize,
+    op: u8,
+    value: u64,
+}
+
+/// The arrays of a snapshot's tree whose items the checker compares one by one (by name):
+/// the `amendment` target keeps of each only the items a mutation aims at, since an item
+/// equal on both sides adds nothing to the comparison but its cost.
+const ITEM_ARRAYS: &[&[&str]] = &[&["space"], &["flags"], &["structure"], &["readers", "fact"]];
+
+/// The item array a leaf path runs through, and the item's index in it.
+fn item_of(path: &[Step]) -> Option<(usize, usize)> {
+    ITEM_ARRAYS.iter().enumerate().find_map(|(k, keys)| {
+        let matches = keys
+            .iter()
+            .enumerate()
+            .all(|(j, key)| matches!(path.get(j), Some(Step::Key(x)) if x == key));
+        match (matches, path.get(keys.len())) {
+            (true, Some(Step::Index(i))) => Some((k, *i)),
+            _ => None,
+        }
+    })
+}
+
+/// The snapshot's tree with each item array cut down to `keep[k]` (ascending indices); only
+/// what is kept is cloned.
+fn subset(tree: &toml::Value, keep: &[Vec<usize>]) -> toml::Value {
+    fn cut(v: &toml::Value, at: &mut Vec<String>, keep: &[Vec<usize>]) -> toml::Value {
+        let toml::Value::Table(t) = v else {
+            return v.clone();
+        };
+        let mut out = toml::Table::new();
+        for (key, x) in t {
+            at.push(key.clone());
+            let same = |p: &[&str]| p.iter().zip(at.iter()).all(|(a, b)| a == b);
+            let value = match ITEM_ARRAYS
+                .iter()
+                .position(|p| p.len() == at.len() && same(p))
+            {
+                Some(k) => match x {
+                    toml::Value::Array(a) => toml::Value::Array(
+                        keep[k].iter().filter_map(|i| a.get(*i).cloned()).collect(),
+                    ),
+                    other => other.clone(),
+                },
+                None if ITEM_ARRAYS.iter().any(|p| p.len() > at.len() && same(p)) => {
+                    cut(x, at, keep)
+                }
+                None => x.clone(),
+            };
+            at.pop();
+            out.insert(key.clone(), value);
+        }
+        toml::Value::Table(out)
+    }
+    cut(tree, &mut Vec::new(), keep)
+}
+
+/// `path` in the tree [`subset`] made with `keep`: an item's index becomes its rank.
+fn remap(path: &[Step], keep: &[Vec<usize>]) -> Vec<Step> {
+    let mut out = path.to_vec();
+    if let Some((k, i)) = item_of(path)
+        && let Ok(rank) = keep[k].binary_search(&i)
+    {
+        out[ITEM_ARRAYS[k].len()] = Step::Index(rank);
+    }
+    out
+}
+
+/// Apply one mutation to `tree` at `leaf`: the leaf gets a new value (a number, a name from
+/// the snapshot, a flipped boolean), or the array item holding it is removed or duplicated.
+fn mutate(tree: &mut toml::Value, leaf: &[Step], op: u8, value: u64) {
     let b = base();
-    let leaf = &b.leaves[usize::from(input.u16()) % b.leaves.len()];
-    let op = input.u8();
-    let value = input.u64();
     match op % 8 {
         // Remove or duplicate the innermost array item on the path.
         6 | 7 => {
@@ -787,29 +1010,43 @@ fn mutate(tree: &mut toml::Value, input: &mut Input<'_>) {
 }
 
 /// `amendment`: the released spec's snapshot is the base of two copies; the input is a
-/// list of mutations, each applied to one copy (`side` byte), then the amendment checker
-/// compares the pair: S2 against the base as a record, the classification with its byte
-/// witnesses, and the version verdicts.
+/// list of mutations (side byte, leaf index `u16`, operation byte, value `u64`), each
+/// applied to one copy, then the amendment checker compares the pair: S2 against the base
+/// as a record, the classification with its byte witnesses, and the version verdicts. Both
+/// copies keep, of the item arrays (spaces, flag sets, structures, reader facts), the items
+/// some mutation aims at, and every axis, the placement and the release.
 pub fn amendment(data: &[u8]) {
     let b = base();
-    // A side no mutation touches is the base snapshot itself, never re-deserialized.
-    let mut trees: [Option<toml::Value>; 2] = [None, None];
     let mut input = Input(data);
-    let mut n = 0;
-    while !input.is_empty() && n < 16 {
-        let side = usize::from(input.u8() & 1);
-        mutate(
-            trees[side].get_or_insert_with(|| b.tree.clone()),
-            &mut input,
-        );
-        n += 1;
+    let mut mutations = Vec::new();
+    while !input.is_empty() && mutations.len() < 16 {
+        mutations.push(Mutation {
+            side: usize::from(input.u8() & 1),
+            leaf: usize::from(input.u16()) % b.leaves.len(),
+            op: input.u8(),
+            value: input.u64(),
+        });
     }
-    let side = |t: Option<toml::Value>| match t {
-        None => Some(b.snapshot.clone()),
-        Some(t) => t.try_into::<snapshot::Snapshot>().ok(),
-    };
+    let mut keep = vec![Vec::new(); ITEM_ARRAYS.len()];
+    for m in &mutations {
+        if let Some((k, i)) = item_of(&b.leaves[m.leaf]) {
+            keep[k].push(i);
+        }
+    }
+    for k in &mut keep {
+        k.sort_unstable();
+        k.dedup();
+    }
+    let cut = subset(&b.tree, &keep);
+    let mut trees = [cut.clone(), cut];
+    for m in &mutations {
+        mutate(&mut trees[m.side], &remap(&b.leaves[m.leaf], &keep), m.op, m.value);
+    }
     let [old, new] = trees;
-    let (Some(old), Some(new)) = (side(old), side(new)) else {
+    let (Ok(old), Ok(new)) = (
+        old.try_into::<snapshot::Snapshot>(),
+        new.try_into::<snapshot::Snapshot>(),
+    ) else {
         return;
     };
     let spans = snapshot::SpanIndex::new();

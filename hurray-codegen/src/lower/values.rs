@@ -20,15 +20,18 @@ pub(super) fn affine(v: &toml::Value) -> Option<Affine> {
 }
 
 /// `"48 52 52 59"` (spaces optional).
+/// Anything but hex digits and whitespace (a non-ASCII character included) is no hex string.
 pub(super) fn parse_hex(s: &str) -> Option<Vec<u8>> {
-    let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    if !compact.len().is_multiple_of(2) {
+    let digits: Vec<u8> = s
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_digit(16).and_then(|d| u8::try_from(d).ok()))
+        .collect::<Option<_>>()?;
+    let (pairs, odd) = digits.as_chunks::<2>();
+    if !odd.is_empty() {
         return None;
     }
-    (0..compact.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&compact[i..i + 2], 16).ok())
-        .collect()
+    Some(pairs.iter().map(|[hi, lo]| hi << 4 | lo).collect())
 }
 
 /// A TOML value as written, for messages.
@@ -43,5 +46,22 @@ pub(super) fn show_value(v: &toml::Value) -> String {
             a.iter().map(show_value).collect::<Vec<_>>().join(", ")
         ),
         _ => "a table".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_hex;
+
+    #[test]
+    fn hex_strings() {
+        assert_eq!(parse_hex("48 52 52 59"), Some(b"HRRY".to_vec()));
+        assert_eq!(parse_hex("4852"), Some(vec![0x48, 0x52]));
+        assert_eq!(parse_hex("485"), None);
+        assert_eq!(parse_hex("4g"), None);
+        // A non-ASCII character is no hex digit (it panicked, sliced mid-character: found by
+        // the spec_load fuzz target).
+        assert_eq!(parse_hex("48\u{fffd}2"), None);
+        assert_eq!(parse_hex("4\u{e9}"), None);
     }
 }
