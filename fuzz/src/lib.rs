@@ -598,7 +598,14 @@ fn parse_texts(
     let dir = root().join("spec");
     let files = texts
         .iter()
-        .map(|(rel, t)| (rel.display().to_string(), rel.clone(), dir.join(rel), t.clone()))
+        .map(|(rel, t)| {
+            (
+                rel.display().to_string(),
+                rel.clone(),
+                dir.join(rel),
+                t.clone(),
+            )
+        })
         .collect();
     let mut sources = SourceMap::default();
     let mut diags = Diagnostics::default();
@@ -689,7 +696,8 @@ pub fn reduce(texts: &[(PathBuf, String)]) -> Vec<(PathBuf, String)> {
 fn shortened(line: &str) -> Option<String> {
     let (key, rest) = line.split_once(" = \"")?;
     let (value, tail) = rest.split_once('"')?;
-    (value.len() >= 12 && !value.contains('\\') && !key.contains(['"', '['])).then(|| format!("{key} = \"x\"{tail}"))
+    (value.len() >= 12 && !value.contains('\\') && !key.contains(['"', '[']))
+        .then(|| format!("{key} = \"x\"{tail}"))
 }
 
 /// The array-of-tables entries of a TOML file's lines: from an entry's `[[name]]` header to
@@ -698,7 +706,12 @@ fn entries(lines: &[String]) -> Vec<(usize, usize)> {
     let header = |l: &str| -> Option<(bool, String)> {
         let l = l.trim();
         let array = l.starts_with("[[");
-        let name = l.trim_start_matches('[').split(']').next()?.trim().to_string();
+        let name = l
+            .trim_start_matches('[')
+            .split(']')
+            .next()?
+            .trim()
+            .to_string();
         (l.starts_with('[') && !name.is_empty() && !name.contains(['"', '=', ' ']))
             .then_some((array, name))
     };
@@ -1040,7 +1053,12 @@ pub fn amendment(data: &[u8]) {
     let cut = subset(&b.tree, &keep);
     let mut trees = [cut.clone(), cut];
     for m in &mutations {
-        mutate(&mut trees[m.side], &remap(&b.leaves[m.leaf], &keep), m.op, m.value);
+        mutate(
+            &mut trees[m.side],
+            &remap(&b.leaves[m.leaf], &keep),
+            m.op,
+            m.value,
+        );
     }
     let [old, new] = trees;
     let (Ok(old), Ok(new)) = (
