@@ -298,11 +298,9 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                         let depth = depth_arg(here, inner_shape.containment);
                         var_seq(&c, what, &oi, &depth, quote!(#v::parse(r, ctx #args)?))
                     } else {
+                        let fits = entries_fit(&c, what, &oi);
                         quote!({
-                            let __n = #c;
-                            if __n > r.remaining() as u64 {
-                                return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
-                            }
+                            #fits
                             let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
                             for _ in 0..__n { __v.push(#v::parse(r, ctx #args)?); }
                             __v
@@ -357,11 +355,9 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                         let depth = depth_arg(here, dispatch.containment);
                         return var_seq(&c, what, &oi, &depth, inner);
                     }
+                    let fits = entries_fit(&c, what, &oi);
                     quote!({
-                        let __n = #c;
-                        if __n > r.remaining() as u64 {
-                            return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
-                        }
+                        #fits
                         let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
                         for _ in 0..__n { __v.push(#inner); }
                         __v
@@ -382,11 +378,9 @@ fn var_seq(
     depth: &TokenStream,
     one: TokenStream,
 ) -> TokenStream {
+    let fits = entries_fit(count, what, oi);
     quote!({
-        let __n = #count;
-        if __n > r.remaining() as u64 {
-            return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
-        }
+        #fits
         let __seq_pos = r.pos();
         let mut __seq = crate::seq::VarSeq::start(__n, r.remaining(), ctx.replay(#depth));
         for _ in 0..__n {
@@ -396,4 +390,15 @@ fn var_seq(
         }
         __seq.finish(r.since(__seq_pos), #oi)
     })
+}
+
+/// `__n`, the count of a sequence of variable-size entries, and its rejection when the bytes
+/// left cannot hold one byte per entry: what every such sequence checks before it parses one.
+fn entries_fit(count: &TokenStream, what: &str, oi: &proc_macro2::Ident) -> TokenStream {
+    quote! {
+        let __n = #count;
+        if __n > r.remaining() as u64 {
+            return Err(crate::error::Error::fmt(r.bound(), #oi, format_args!("{} declares {} entries but only {} bytes remain", #what, __n, r.remaining())));
+        }
+    }
 }
