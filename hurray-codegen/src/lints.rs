@@ -46,7 +46,7 @@ macro_rules! lints {
 lints! {
     TOML_SYNTAX = "toml-syntax", "model", Error, "a spec file is not valid TOML or does not match the spec schema";
     DUPLICATE_NAME = "duplicate-name", "model", Error, "two items of one kind share a name";
-    NAME_NOT_AN_IDENTIFIER = "name-not-an-identifier", "model", Error, "a structure, field, tag space, flag set or tag name is not a lowercase identifier, or a flag bit name not an uppercase one";
+    NAME_NOT_AN_IDENTIFIER = "name-not-an-identifier", "model", Error, "a structure, field, tag space, flag set or tag name is not a lowercase identifier, a flag bit name not an uppercase one, a rule id not upper case words joined by hyphens, or an axis name not lower case words joined by dots";
     DUPLICATE_VALUE = "duplicate-value", "model", Error, "two tags of one space, or two bits of one flag set, share a value";
     UNKNOWN_REFERENCE = "unknown-reference", "model", Error, "a reference names no axis, space, flag set, structure, field, rule or resolution";
     BAD_VALUE = "bad-value", "model", Error, "a key holds a value outside its allowed set";

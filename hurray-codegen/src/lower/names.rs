@@ -36,12 +36,10 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
         name: &str,
         id: I,
         location: Span,
-        what: &str,
+        (what, naming): (&str, Naming),
         diags: &mut Diagnostics,
     ) {
-        if !matches!(what, "rule" | "resolution" | "axis") {
-            identifier(name, Case::Lower, location, what, diags);
-        }
+        identifier(name, naming, location, what, diags);
         if let Some(prev) = spans.get(name) {
             diags.push(
                 Diagnostic::new(
@@ -77,7 +75,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 a.get_ref().name.get_ref(),
                 AxisId(i as u32),
                 span(*file, &a.get_ref().name),
-                "axis",
+                ("axis", Naming::LowerDotted),
                 diags,
             );
         }
@@ -91,7 +89,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
             n.get_ref(),
             SpaceId(i as u32),
             span(*file, n),
-            "tag space",
+            ("tag space", Naming::Lower),
             diags,
         );
         names.space_tags.push(
@@ -101,7 +99,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                     let tag = tag.get_ref();
                     identifier(
                         tag.name.get_ref(),
-                        Case::Lower,
+                        Naming::Lower,
                         span(*file, &tag.name),
                         "tag",
                         diags,
@@ -123,7 +121,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 n.get_ref(),
                 FlagSetId(i),
                 span(*file, n),
-                "flag set",
+                ("flag set", Naming::Lower),
                 diags,
             );
             names.flag_bits.push(
@@ -135,7 +133,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                         let b = b.get_ref();
                         identifier(
                             b.name.get_ref(),
-                            Case::Upper,
+                            Naming::Upper,
                             span(*file, &b.name),
                             "flag bit",
                             diags,
@@ -159,7 +157,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 n.get_ref(),
                 StructId(i),
                 span(*file, n),
-                "structure",
+                ("structure", Naming::Lower),
                 diags,
             );
             let mut field_spans = HashMap::new();
@@ -172,7 +170,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                     fname.get_ref(),
                     (),
                     span(*file, fname),
-                    &format!("field of `{}`", n.get_ref()),
+                    (&format!("field of `{}`", n.get_ref()), Naming::Lower),
                     diags,
                 );
             }
@@ -202,7 +200,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 n.get_ref(),
                 RuleId(i),
                 span(*file, n),
-                "rule",
+                ("rule", Naming::UpperDashed),
                 diags,
             );
             i += 1;
@@ -218,7 +216,7 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
                 n.get_ref(),
                 ResolutionId(i as u32),
                 span(*file, n),
-                "resolution",
+                ("resolution", Naming::Text),
                 diags,
             );
         }
@@ -226,31 +224,61 @@ pub(super) fn register(raw: &RawSpec, diags: &mut Diagnostics) -> Names {
     names
 }
 
-/// How the names of one kind of item are written: flag bits in upper case (`HAS_SHARD`),
-/// everything else in lower case (`buffer_handle`, `_reserved`).
+/// How the names of one kind of item are written, each as the identifier the generated code
+/// makes of it.
 #[derive(Clone, Copy)]
-enum Case {
+enum Naming {
+    /// `buffer_handle`, `_reserved`: structures, fields, tag spaces, flag sets, tags.
     Lower,
+    /// `HAS_SHARD`: flag bits.
     Upper,
+    /// `HDR-1`, `RES-5`: rule ids, each a variant of the generated `Rule` (`Hdr1`).
+    UpperDashed,
+    /// `scheme.mxfp`: axis names, each a variant of the generated `Axis` (`SchemeMxfp`).
+    LowerDotted,
+    /// Resolution ids: the generated code holds them as text only.
+    Text,
 }
 
-/// A name that becomes an identifier of the generated code is an identifier of its case as
+/// A name that becomes an identifier of the generated code is an identifier of its kind as
 /// written: anything else is a diagnostic here, never a failure of an emitter.
-fn identifier(name: &str, case: Case, location: Span, what: &str, diags: &mut Diagnostics) {
-    let letter = |c: char| match case {
-        Case::Lower => c.is_ascii_lowercase(),
-        Case::Upper => c.is_ascii_uppercase(),
+fn identifier(name: &str, naming: Naming, location: Span, what: &str, diags: &mut Diagnostics) {
+    let (upper, separator, pattern) = match naming {
+        Naming::Lower => (
+            false,
+            None,
+            "lowercase letters, digits and underscores (`[a-z_][a-z0-9_]*`)",
+        ),
+        Naming::Upper => (
+            true,
+            None,
+            "uppercase letters, digits and underscores (`[A-Z_][A-Z0-9_]*`)",
+        ),
+        Naming::UpperDashed => (
+            true,
+            Some('-'),
+            "uppercase letters, digits, underscores and hyphens (`[A-Z_][A-Z0-9_-]*`)",
+        ),
+        Naming::LowerDotted => (
+            false,
+            Some('.'),
+            "lowercase letters, digits, underscores and dots (`[a-z_][a-z0-9_.]*`)",
+        ),
+        Naming::Text => return,
+    };
+    let letter = |c: char| {
+        if upper {
+            c.is_ascii_uppercase()
+        } else {
+            c.is_ascii_lowercase()
+        }
     };
     let valid = name.starts_with(|c: char| letter(c) || c == '_')
         && name.chars().any(letter)
         && name
             .chars()
-            .all(|c| letter(c) || c.is_ascii_digit() || c == '_');
+            .all(|c| letter(c) || c.is_ascii_digit() || c == '_' || Some(c) == separator);
     if !valid {
-        let pattern = match case {
-            Case::Lower => "lowercase letters, digits and underscores (`[a-z_][a-z0-9_]*`)",
-            Case::Upper => "uppercase letters, digits and underscores (`[A-Z_][A-Z0-9_]*`)",
-        };
         diags.push(
             Diagnostic::new(
                 &lints::NAME_NOT_AN_IDENTIFIER,
