@@ -64,18 +64,23 @@ pub fn pack6(codes: &[u8]) -> Vec<u8> {
 /// of an f32 that is exact in it: float16, float8 and agreed private formats. The generator
 /// only uses small binary fractions (k/2, k/4), so no rounding is ever needed.
 pub fn small_float(x: f32, exp_bits: u32, man_bits: u32, bias: i32) -> u64 {
+    exact_small_float(x, exp_bits, man_bits, bias).unwrap_or_else(|| {
+        panic!("{x} is not exact with {exp_bits} exponent and {man_bits} mantissa bits")
+    })
+}
+
+/// [`small_float`] when `x` is zero or a normal number of the format, else `None`.
+fn exact_small_float(x: f32, exp_bits: u32, man_bits: u32, bias: i32) -> Option<u64> {
     if x == 0.0 {
-        return 0;
+        return Some(0);
     }
     let b = x.to_bits();
     let exp = ((b >> 23) & 0xFF) as i32 - 127 + bias;
-    assert!(
-        exp > 0 && exp < (1 << exp_bits) - 1 && b & ((1 << (23 - man_bits)) - 1) == 0,
-        "{x} is not exact with {exp_bits} exponent and {man_bits} mantissa bits"
-    );
-    (u64::from(b >> 31) << (exp_bits + man_bits))
-        | ((exp as u64) << man_bits)
-        | u64::from((b >> (23 - man_bits)) & ((1 << man_bits) - 1))
+    (exp > 0 && exp < (1 << exp_bits) - 1 && b & ((1 << (23 - man_bits)) - 1) == 0).then(|| {
+        (u64::from(b >> 31) << (exp_bits + man_bits))
+            | ((exp as u64) << man_bits)
+            | u64::from((b >> (23 - man_bits)) & ((1 << man_bits) - 1))
+    })
 }
 
 /// The exponent and mantissa bits of a float element type's `format` (`1-3-4`), when it has
@@ -159,10 +164,14 @@ pub fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
                     }
                     // A float format an amendment of the spec adds: v in its `format`'s
                     // exponent and mantissa bits, with the standard bias (what `inspect`
-                    // decodes it with).
+                    // decodes it with). A format too narrow to hold v as a normal number
+                    // (two exponent bits hold 1 ≤ |v| < 4) gets the code |k| with v's sign
+                    // instead: a subnormal, or a small normal, never an infinity or a NaN
+                    // (a whole-byte format has at least 7 exponent and mantissa bits).
                     (_, ElementKind::Float) if float_format(t).is_some() => {
                         let (e, m) = float_format(t).unwrap_or_default();
-                        let code = small_float(v as f32, e, m, (1 << (e - 1)) - 1);
+                        let code = exact_small_float(v as f32, e, m, (1 << (e - 1)) - 1)
+                            .unwrap_or_else(|| u64::from(x < 0) << (e + m) | x.unsigned_abs());
                         out.extend(&code.to_le_bytes()[..(t.bits() / 8) as usize]);
                     }
                     // Unsigned integers, and any other whole-byte type an amendment of the
