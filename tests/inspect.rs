@@ -397,7 +397,12 @@ fn expected(t: hurray_runtime::tags::ElementType, k: i64) -> Option<String> {
     use hurray_runtime::tags::{ElementKind, ElementType, Packing};
     let v = k as f64 * 0.5;
     Some(match (t.kind(), t.packing()) {
-        (ElementKind::Float, Packing::None) => format!("{v:?}"),
+        (ElementKind::Float, Packing::None) => {
+            format!(
+                "{:?}",
+                common::oracle::amended_float(t, k).map_or(v, |(_, v)| v)
+            )
+        }
         (ElementKind::Complex, _) => format!("{v:?},{:?}", -v),
         (ElementKind::Signed, Packing::None) => k.to_string(),
         (ElementKind::Unsigned, Packing::None) => k.unsigned_abs().to_string(),

@@ -97,6 +97,31 @@ fn float_format(t: ElementType) -> Option<(u32, u32)> {
     }
 }
 
+/// The element a float format an amendment of the spec adds holds for `k`, as its code and
+/// its value: k/2 in the `format`'s exponent and mantissa bits, with the standard bias (what
+/// `inspect` decodes it with). A format too narrow to hold k/2 as a normal number (two
+/// exponent bits hold 1 ≤ |v| < 4) gets the code |k| with k's sign instead: a subnormal or a
+/// small normal, never an infinity or a NaN (a whole-byte format has at least 7 exponent and
+/// mantissa bits). `None` for a type without such a format.
+pub fn amended_float(t: ElementType, k: i64) -> Option<(u64, f64)> {
+    let (e, m) = float_format(t)?;
+    let bias = (1i32 << (e - 1)) - 1;
+    let v = k as f64 * 0.5;
+    Some(match exact_small_float(v as f32, e, m, bias) {
+        Some(code) => (code, v),
+        None => {
+            let code = u64::from(k < 0) << (e + m) | k.unsigned_abs();
+            let (field, fraction) = (code >> m & ((1 << e) - 1), code & ((1 << m) - 1));
+            let magnitude = if field == 0 {
+                fraction as f64 * 2f64.powi(1 - bias - m as i32)
+            } else {
+                (1.0 + fraction as f64 / 2f64.powi(m as i32)) * 2f64.powi(field as i32 - bias)
+            };
+            (code, if k < 0 { -magnitude } else { magnitude })
+        }
+    })
+}
+
 pub fn f16_bits(x: f32) -> u16 {
     small_float(x, 5, 10, 15) as u16
 }
@@ -162,16 +187,9 @@ pub fn data(t: ElementType, n: usize, seed: u64) -> Vec<u8> {
                     (_, ElementKind::Signed) => {
                         out.extend(&x.to_le_bytes()[..(t.bits() / 8) as usize]);
                     }
-                    // A float format an amendment of the spec adds: v in its `format`'s
-                    // exponent and mantissa bits, with the standard bias (what `inspect`
-                    // decodes it with). A format too narrow to hold v as a normal number
-                    // (two exponent bits hold 1 ≤ |v| < 4) gets the code |k| with v's sign
-                    // instead: a subnormal, or a small normal, never an infinity or a NaN
-                    // (a whole-byte format has at least 7 exponent and mantissa bits).
+                    // A float format an amendment of the spec adds (`amended_float`).
                     (_, ElementKind::Float) if float_format(t).is_some() => {
-                        let (e, m) = float_format(t).unwrap_or_default();
-                        let code = exact_small_float(v as f32, e, m, (1 << (e - 1)) - 1)
-                            .unwrap_or_else(|| u64::from(x < 0) << (e + m) | x.unsigned_abs());
+                        let (code, _) = amended_float(t, x).unwrap_or_default();
                         out.extend(&code.to_le_bytes()[..(t.bits() / 8) as usize]);
                     }
                     // Unsigned integers, and any other whole-byte type an amendment of the
