@@ -298,13 +298,7 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                         let depth = depth_arg(here, inner_shape.containment);
                         var_seq(&c, what, &oi, &depth, quote!(#v::parse(r, ctx #args)?))
                     } else {
-                        let fits = entries_fit(&c, what, &oi);
-                        quote!({
-                            #fits
-                            let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
-                            for _ in 0..__n { __v.push(#v::parse(r, ctx #args)?); }
-                            __v
-                        })
+                        vec_seq(&c, what, &oi, quote!(#v::parse(r, ctx #args)?))
                     }
                 }
             }
@@ -355,13 +349,7 @@ fn field_parse(spec: &Spec, id: StructId, i: usize, f: &Field) -> TokenStream {
                         let depth = depth_arg(here, dispatch.containment);
                         return var_seq(&c, what, &oi, &depth, inner);
                     }
-                    let fits = entries_fit(&c, what, &oi);
-                    quote!({
-                        #fits
-                        let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
-                        for _ in 0..__n { __v.push(#inner); }
-                        __v
-                    })
+                    vec_seq(&c, what, &oi, inner)
                 }
             }
         }
@@ -389,6 +377,23 @@ fn var_seq(
             __seq.push(__entry, r.since(__entry_pos), __entry_at, r.offset() - #oi);
         }
         __seq.finish(r.since(__seq_pos), #oi)
+    })
+}
+
+/// A counted sequence of variable-size entries kept as a `Vec` of their views, each parsed by
+/// `one`.
+fn vec_seq(
+    count: &TokenStream,
+    what: &str,
+    oi: &proc_macro2::Ident,
+    one: TokenStream,
+) -> TokenStream {
+    let fits = entries_fit(count, what, oi);
+    quote!({
+        #fits
+        let mut __v = crate::wire::vec_for_entries(__n, r.remaining());
+        for _ in 0..__n { __v.push(#one); }
+        __v
     })
 }
 
