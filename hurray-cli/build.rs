@@ -24,6 +24,9 @@ struct Row {
 
 fn main() {
     println!("cargo::rerun-if-changed=refusals.toml");
+    // Keyed to the checkout (the repository's `.cargo/config.toml` sets it): a target
+    // directory shared by two clones must not reuse the other clone's table.
+    println!("cargo::rerun-if-env-changed=HURRAY_SPEC_CHECKOUT");
     let text = std::fs::read_to_string("refusals.toml").expect("hurray-cli/refusals.toml reads");
     let table: Table =
         toml::from_str(&text).unwrap_or_else(|e| panic!("hurray-cli/refusals.toml: {e}"));

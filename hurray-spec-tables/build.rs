@@ -6,6 +6,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// The variable that keys a build to its checkout (set in the repository's
+/// `.cargo/config.toml`; `hurray_codegen::build::CHECKOUT_ENV` names the same).
+const CHECKOUT_ENV: &str = "HURRAY_SPEC_CHECKOUT";
+
 fn main() {
     let manifest = PathBuf::from(
         std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
@@ -45,6 +49,12 @@ fn main() {
     // this script; an edited one is also tracked by rustc through `include_str!`.
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed={}", root.display());
+    // Modification times alone cannot tell two checkouts apart: cargo gives every clone of
+    // the workspace the same build directory, and a clone whose tables are older than
+    // another clone's last build would reuse it. The repository's `.cargo/config.toml` sets
+    // this variable to the checkout's path, so building from another checkout reruns this
+    // script, which then names that checkout's tables.
+    println!("cargo:rerun-if-env-changed={CHECKOUT_ENV}");
     println!(
         "cargo:rustc-env=HURRAY_SPEC_TABLES_ROOT={}",
         root.to_str().expect("the spec directory's path is UTF-8")

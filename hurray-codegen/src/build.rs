@@ -19,6 +19,19 @@ pub fn write_if_changed(path: &Path, content: &str) -> std::io::Result<bool> {
     Ok(true)
 }
 
+/// The environment variable that keys a build to the checkout it comes from: the repository's
+/// `.cargo/config.toml` sets it to the checkout's absolute path, and every build script that
+/// generates from the checkout's files reruns when it changes. cargo gives each clone of a
+/// workspace the same build directories and judges freshness by modification times, so
+/// without it two clones sharing a target directory would reuse each other's generated code.
+pub const CHECKOUT_ENV: &str = "HURRAY_SPEC_CHECKOUT";
+
+/// Tell cargo to rerun the calling build script when it builds for another checkout
+/// ([`CHECKOUT_ENV`]).
+fn key_to_checkout() {
+    println!("cargo:rerun-if-env-changed={CHECKOUT_ENV}");
+}
+
 /// The file the runtime's build script writes under `OUT_DIR` (and `hurray-spec gen rust
 /// --out DIR` under `DIR`).
 pub const RUNTIME_FILE: &str = "hurray_generated.rs";
@@ -37,6 +50,7 @@ pub fn runtime_code(loaded: &crate::Loaded) -> Option<String> {
 /// The tables reach the build script as a build dependency, so cargo reruns it whenever they
 /// change; the script itself need only print `cargo:rerun-if-changed=build.rs`.
 pub fn generate_runtime(root: &Path, files: &[(&str, &str)], file: &str) {
+    key_to_checkout();
     let loaded = crate::load_files(root, files);
     write_runtime(root, &loaded, "the runtime", &out_dir().join(file));
 }
@@ -53,6 +67,7 @@ pub fn generate_runtime_with_overlay(
     file: &str,
 ) {
     println!("cargo:rerun-if-changed={}", edit_toml.display());
+    key_to_checkout();
     // A broken spec is reported once, by the build of the runtime generated from it; here
     // one line says so.
     if crate::load_files(root, files).clean().is_none() {
