@@ -5,6 +5,7 @@ mod common;
 
 use common::{fixtures, hurray_spec, root, scratch, stderr, stdout};
 use hurray_codegen::build::{RUNTIME_FILE, runtime_code};
+use std::process::Command;
 
 /// What `hurray-runtime`'s build script generates: the embedded tables, the same entry point.
 fn build_script_code() -> String {
@@ -75,4 +76,73 @@ fn gen_rust_on_a_broken_spec_reports_and_prints_no_code() {
     assert!(stderr(&out).contains("error"), "{}", stderr(&out));
     let missing = hurray_spec(&["gen", "rust", "--spec", "/nonexistent/gen-rust-spec"]);
     assert_eq!(missing.status.code(), Some(2), "{}", stderr(&missing));
+}
+
+/// The checked-in snapshot of the generated code is current, so an amendment's review shows
+/// what it changes in the generated API.
+#[test]
+fn the_checked_in_snapshot_is_the_generated_code() {
+    let path = root()
+        .join(hurray_codegen::artifacts::SNAPSHOT_DIR)
+        .join(RUNTIME_FILE);
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        checked_in == hurray_codegen::artifacts::snapshot(&build_script_code()),
+        "{} is out of date; refresh it with `{}`",
+        path.display(),
+        hurray_codegen::artifacts::REFRESH_COMMAND
+    );
+}
+
+/// `refresh --check` passes on the repository, and in a copy with every kind of artifact
+/// stale it names each, then `refresh` writes them all and the check passes again.
+#[test]
+fn refresh_regenerates_every_checked_in_artifact() {
+    let clean = hurray_spec(&["refresh", "--check"]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    assert_eq!(stdout(&clean), "");
+
+    let work = scratch("refresh");
+    for dir in ["spec", "docs/spec", "docs/kaitai", "docs/generated"] {
+        common::fixtures::copy_dir(&root().join(dir), &work.join(dir));
+    }
+    let stale = [
+        "docs/spec/tags.md",
+        "docs/kaitai/hurray.ksy",
+        "spec/schema/tags.json",
+        "docs/generated/hurray_generated.rs",
+    ];
+    for file in stale {
+        let path = work.join(file);
+        let text = std::fs::read_to_string(&path).expect("the artifact reads");
+        std::fs::write(&path, format!("{text}stale\n")).expect("the artifact is made stale");
+    }
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_hurray-spec"))
+            .args(args)
+            .current_dir(&work)
+            .output()
+            .expect("hurray-spec runs")
+    };
+    let check = run(&["refresh", "--check"]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    for file in stale {
+        assert!(stderr(&check).contains(file), "{file}: {}", stderr(&check));
+    }
+    assert!(
+        stderr(&check).contains(hurray_codegen::artifacts::REFRESH_COMMAND),
+        "{}",
+        stderr(&check)
+    );
+    let refresh = run(&["refresh"]);
+    assert_eq!(refresh.status.code(), Some(0), "{}", stderr(&refresh));
+    for file in stale {
+        assert!(
+            stdout(&refresh).contains(file),
+            "{file}: {}",
+            stdout(&refresh)
+        );
+    }
+    let again = run(&["refresh", "--check"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
 }

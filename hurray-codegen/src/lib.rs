@@ -9,6 +9,7 @@
 
 pub mod amend;
 pub mod analysis;
+pub mod artifacts;
 pub mod build;
 pub mod catalogue;
 pub mod compat;

@@ -25,7 +25,7 @@ use std::path::Path;
 use crate::amend::{history, migration, snapshot::Snapshot};
 
 /// The command that refreshes the checked-in schemas and the spec files' directives.
-pub const COMMAND: &str = "cargo run --bin hurray-spec -- schema";
+pub const COMMAND: &str = crate::artifacts::REFRESH_COMMAND;
 
 /// The folder of a spec tree that holds the schemas.
 pub const DIR: &str = "schema";

@@ -18,6 +18,7 @@ mod explain;
 mod export;
 mod forward;
 mod generate;
+mod refresh;
 mod rules;
 mod schema;
 mod written;
@@ -95,7 +96,7 @@ enum Command {
     Docs {
         #[arg(long, default_value = "spec")]
         spec: PathBuf,
-        #[arg(long, default_value = "docs/spec")]
+        #[arg(long, default_value = hurray_codegen::artifacts::DOCS_DIR)]
         out: PathBuf,
         /// Fail if a page differs instead of writing it.
         #[arg(long)]
@@ -121,6 +122,17 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Regenerate every checked-in artifact from spec/ in one command: the Markdown tables
+    /// (docs/spec), the Kaitai description (docs/kaitai), the JSON Schemas and the spec files'
+    /// `#:schema` lines (spec/schema), and the snapshot of the generated runtime code
+    /// (docs/generated/hurray_generated.rs). Run from the repository's root.
+    Refresh {
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// Change nothing; exit 1 naming every artifact that is out of date.
+        #[arg(long)]
+        check: bool,
+    },
     /// Export a description of the format for other tools (generated from spec/).
     Export {
         #[command(subcommand)]
@@ -141,6 +153,9 @@ enum GenTarget {
         /// Write DIR/hurray_generated.rs (only when it changed) instead of printing the code.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// With --out: fail if DIR/hurray_generated.rs differs instead of writing it.
+        #[arg(long, requires = "out")]
+        check: bool,
     },
 }
 
@@ -153,7 +168,7 @@ enum ExportFormat {
         #[arg(long, default_value = "spec")]
         spec: PathBuf,
         /// The directory hurray.ksy is written to.
-        #[arg(long, default_value = "docs/kaitai")]
+        #[arg(long, default_value = hurray_codegen::artifacts::KAITAI_DIR)]
         out: PathBuf,
         /// Fail if hurray.ksy differs instead of writing it.
         #[arg(long)]
@@ -182,8 +197,9 @@ pub fn run() -> ExitCode {
         Command::Explain { id, spec, json } => explain::run(&spec, &id, json),
         Command::Release { spec, label } => check::release(&spec, label.as_deref()),
         Command::Gen {
-            target: GenTarget::Rust { spec, out },
-        } => generate::rust(&spec, out.as_deref()),
+            target: GenTarget::Rust { spec, out, check },
+        } => generate::rust(&spec, out.as_deref(), check),
+        Command::Refresh { spec, check } => refresh::run(&spec, check),
         Command::Schema { spec, out, check } => schema::run(&spec, out.as_deref(), check),
         Command::Export {
             format: ExportFormat::Kaitai { spec, out, check },

@@ -7,7 +7,7 @@ use crate::model::*;
 use crate::render::{self, Style::Markdown};
 
 /// The command that regenerates these files.
-pub const COMMAND: &str = "cargo run --bin hurray-spec -- docs";
+pub const COMMAND: &str = crate::artifacts::REFRESH_COMMAND;
 
 /// Every generated page: `(file name, content)`.
 pub fn pages(spec: &Spec) -> Vec<(String, String)> {

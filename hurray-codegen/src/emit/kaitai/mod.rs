@@ -33,7 +33,7 @@ use yaml::Node;
 pub const FILE_NAME: &str = "hurray.ksy";
 
 /// The command that regenerates the checked-in description.
-pub const COMMAND: &str = "cargo run --bin hurray-spec -- export kaitai";
+pub const COMMAND: &str = crate::artifacts::REFRESH_COMMAND;
 
 /// The description's id (`meta/id`): the file's stem, and the generated reader's class.
 const ID: &str = "hurray";
