@@ -435,7 +435,7 @@ pub mod rules {
         Bh13,
         /// BH-14: A descriptor whose buffer handles differ in device_tag or in memory_class is rejected.
         Bh14,
-        /// BH-15: A handle whose device_tag lies in the unallocated public range 0x09–0xEF is rejected, since no memory_class forms a valid pair with it.
+        /// BH-15: A handle whose device_tag lies in the unallocated public values 0x09–0xEF is rejected, since no memory_class forms a valid pair with it.
         Bh15,
         /// QNT-1: The quantization section is present exactly when HAS_QUANTIZATION is set, its payload is exactly quantization_length bytes inside descriptor_length, and the reader never reads beyond it.
         Qnt1,
@@ -2244,7 +2244,7 @@ pub mod rules {
                     "A descriptor whose buffer handles differ in device_tag or in memory_class is rejected."
                 }
                 Rule::Bh15 => {
-                    "A handle whose device_tag lies in the unallocated public range 0x09–0xEF is rejected, since no memory_class forms a valid pair with it."
+                    "A handle whose device_tag lies in the unallocated public values 0x09–0xEF is rejected, since no memory_class forms a valid pair with it."
                 }
                 Rule::Qnt1 => {
                     "The quantization section is present exactly when HAS_QUANTIZATION is set, its payload is exactly quantization_length bytes inside descriptor_length, and the reader never reads beyond it."

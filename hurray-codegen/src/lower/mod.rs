@@ -12,6 +12,7 @@ mod attributes;
 mod context;
 mod flags;
 mod names;
+mod rule_text;
 mod rules;
 mod spaces;
 mod spec_file;
@@ -34,11 +35,12 @@ pub fn lower(raw: RawSpec, diags: &mut Diagnostics) -> Option<Spec> {
     let spec_file = *spec_file;
     l.roles = l.roles(spec_file, &spec_raw.roles);
     let resolutions = l.resolutions(&raw);
-    let rules = l.rules(&raw);
+    let mut rules = l.rules(&raw);
     let status = l.status(spec_file, spec_raw);
     let mut axes = l.axes(spec_file, spec_raw);
     let flag_sets = l.flag_sets(&raw);
     let spaces = l.spaces(&raw);
+    l.expand_rule_texts(&mut rules, &spaces, &flag_sets);
     // A raw integer flags field inside a scheme's payload is read with the scheme's flag set.
     if let Some(roles) = l.roles
         && let Some(Some(schemes)) = spaces.get(roles.scheme.index())
