@@ -83,6 +83,12 @@ lints! {
     S4_UNDECLARED_DEPENDENCY = "s4-undeclared-dependency", "S4", Error, "a default depends on another field without declaring it";
     S5_MISSING_MIGRATION = "s5-missing-migration", "S5", Error, "a major bump has no migration specification";
     S5_INCOMPLETE_MIGRATION = "s5-incomplete-migration", "S5", Error, "a migration specification leaves a field, flag bit or tag value of the prior major unmapped";
+    S5_UNKNOWN_ITEM = "s5-unknown-item", "S5", Error, "a migration entry names no field, flag bit, tag value, space, flag set or structure of the prior major";
+    S5_UNKNOWN_TARGET = "s5-unknown-target", "S5", Error, "a migration entry's `to` names no item of the new major";
+    S5_TYPE_MISMATCH = "s5-type-mismatch", "S5", Error, "a field is mapped onto a field whose type cannot hold its values";
+    S5_NARROWING = "s5-narrowing", "S5", Warning, "a field is mapped onto a narrower type: values outside its range cannot migrate";
+    S5_CARRIED_CHANGE = "s5-carried-change", "S5", Error, "a space, flag set or structure is carried over unchanged while one of its items changed";
+    S5_CONTRADICTION = "s5-contradiction", "S5", Error, "a migration maps one item twice, or both maps and drops it";
     S6_INSERTED_FIELD = "s6-inserted-field", "S6", Error, "a field added in a minor revision sits before an existing field";
     S6_FIXED_OFFSET_ADDITION = "s6-fixed-offset-addition", "S6", Error, "a field added in a minor revision extends a structure without a length prefix";
     S6_UNGATED_SECTION = "s6-ungated-section", "S6", Error, "a new part is not gated by a new flag bit or tag value";

@@ -18,6 +18,7 @@ mod explain;
 mod export;
 mod forward;
 mod generate;
+mod migration;
 mod refresh;
 mod rules;
 mod schema;
@@ -122,6 +123,20 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Write the complete skeleton of the S5 migration specification a major bump of AXIS
+    /// needs (spec/migrations/AXIS-K-to-K+1.toml): every space, flag set and structure whose
+    /// items all survive unchanged carried whole, every item of the others with its own
+    /// entry, `to = ""` and a comment where the editor must decide. `check` then lists what
+    /// is left to fill.
+    Migration {
+        /// The axis whose major is bumped (`descriptor`, `container`).
+        axis: String,
+        #[arg(long, default_value = "spec")]
+        spec: PathBuf,
+        /// Write over an existing migration specification.
+        #[arg(long)]
+        force: bool,
+    },
     /// Regenerate every checked-in artifact from spec/ in one command: the Markdown tables
     /// (docs/spec), the Kaitai description (docs/kaitai), the JSON Schemas and the spec files'
     /// `#:schema` lines (spec/schema), and the snapshot of the generated runtime code
@@ -200,6 +215,7 @@ pub fn run() -> ExitCode {
             target: GenTarget::Rust { spec, out, check },
         } => generate::rust(&spec, out.as_deref(), check),
         Command::Refresh { spec, check } => refresh::run(&spec, check),
+        Command::Migration { axis, spec, force } => migration::run(&spec, &axis, force),
         Command::Schema { spec, out, check } => schema::run(&spec, out.as_deref(), check),
         Command::Export {
             format: ExportFormat::Kaitai { spec, out, check },

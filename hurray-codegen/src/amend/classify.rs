@@ -1086,6 +1086,7 @@ pub fn verdicts(
                 axis: &ca.name,
                 from_major: b.major,
                 base,
+                cur,
                 scheme_parent: axes.scheme_parent,
             };
             rules::s5_migration(spec_dir, bump, span, sources, diags);

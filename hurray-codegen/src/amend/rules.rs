@@ -267,6 +267,8 @@ pub struct MajorBump<'a> {
     pub axis: &'a str,
     pub from_major: u8,
     pub base: &'a Snapshot,
+    /// The amended spec: what the migration's `to`s name.
+    pub cur: &'a Snapshot,
     pub scheme_parent: &'a str,
 }
 
@@ -274,7 +276,10 @@ pub struct MajorBump<'a> {
 /// migration specification mapping the prior major version's encoding onto the new major
 /// version's encoding for every field, flag bit, and tag value that survives the transition."
 /// `spec/migrations/<axis>-<K>-to-<K+1>.toml` must exist and map (or drop) every item of the
-/// base record on that axis.
+/// base record on that axis, and mean something: every entry names an item of major K, every
+/// `to` an item of major K+1 whose type can hold the value, no item is mapped twice or both
+/// mapped and dropped, and a carried space, flag set or structure has no changed item
+/// (`migration::problems`). Every unmapped item is listed.
 pub fn s5_migration(
     spec_dir: &Path,
     bump: MajorBump<'_>,
@@ -286,6 +291,7 @@ pub fn s5_migration(
         axis,
         from_major,
         base,
+        cur,
         scheme_parent,
     } = bump;
     let to = u16::from(from_major) + 1;
@@ -319,23 +325,25 @@ pub fn s5_migration(
             return;
         }
     };
+    for p in super::migration::problems(&m, base, cur, axis, scheme_parent) {
+        diags.push(Diagnostic::new(p.lint, Some(Span::new(file, p.span)), p.message).help(p.help));
+    }
     let missing = super::migration::unmapped(&m, base, axis, scheme_parent);
     if !missing.is_empty() {
-        let shown: Vec<String> = missing.iter().take(12).cloned().collect();
         diags.push(
             Diagnostic::new(
                 &lints::S5_INCOMPLETE_MIGRATION,
                 Some(Span::new(file, 0..0)),
                 format!(
-                    "the migration of `{axis}` {from_major}→{to} leaves {} item(s) unmapped: {}{}",
+                    "the migration of `{axis}` {from_major}→{to} leaves {} item(s) unmapped",
                     missing.len(),
-                    shown.join(", "),
-                    if missing.len() > 12 { ", …" } else { "" }
                 ),
             )
-            .help(
-                "S5: map every item of the prior major to the new one, or mark it `dropped = true`",
-            ),
+            .help(format!(
+                "S5: map every item of the prior major to the new one, or mark it `dropped = true` \
+                 (`hurray-spec migration {axis}` writes every entry for you to fill); unmapped: {}",
+                missing.join(", ")
+            )),
         );
     }
 }
