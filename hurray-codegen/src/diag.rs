@@ -110,6 +110,10 @@ pub struct Diagnostic {
     pub help: Option<String>,
     pub notes: Vec<String>,
     pub witness: Option<Witness>,
+    /// Where the edits this finding follows from are (their TOML spans): when every one of
+    /// them has a root-cause finding of its own (an S2 rebind, an S6 addition), this finding
+    /// is folded into that finding ([`Diagnostics::fold_consequences`]).
+    pub causes: Vec<Span>,
 }
 
 impl Diagnostic {
@@ -123,7 +127,14 @@ impl Diagnostic {
             help: None,
             notes: Vec::new(),
             witness: None,
+            causes: Vec::new(),
         }
+    }
+
+    /// This finding follows from the edit at `span` (see [`Diagnostic::causes`]).
+    pub fn caused_by(mut self, span: Option<Span>) -> Diagnostic {
+        self.causes.extend(span);
+        self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
@@ -194,6 +205,58 @@ impl Diagnostics {
 
     pub fn into_items(self) -> Vec<Diagnostic> {
         self.items
+    }
+
+    /// One finding per cause: a finding whose every cause is the span of a root-cause finding
+    /// (an S2 rebind, an S6 addition: [`crate::lints::Lint::is_root_cause`]) is removed, and
+    /// the root finding of its first cause notes it. The root's help is then the one fix of
+    /// the edit: the offsets it moves, the MAJOR it makes and the version it seems to need
+    /// all go away with it, so no other help contradicts it. A folded finding's byte witness
+    /// moves to the root when the root has none.
+    pub fn fold_consequences(&mut self) {
+        let root_at = |items: &[Diagnostic], span: Span| {
+            items
+                .iter()
+                .position(|d| d.lint.is_root_cause() && d.span == Some(span))
+        };
+        let mut folded: Vec<(usize, String, Option<Witness>)> = Vec::new();
+        let mut keep = Vec::with_capacity(self.items.len());
+        for (i, d) in self.items.iter().enumerate() {
+            let roots: Option<Vec<usize>> = (!d.lint.is_root_cause() && !d.causes.is_empty())
+                .then(|| d.causes.iter().map(|s| root_at(&self.items, *s)).collect())
+                .flatten();
+            match roots.as_deref() {
+                Some([first, ..]) => {
+                    folded.push((
+                        *first,
+                        format!(
+                            "fixing this also clears {}[{}]: {}",
+                            d.level.as_str(),
+                            d.lint.id,
+                            d.message
+                        ),
+                        d.witness.clone(),
+                    ));
+                }
+                _ => keep.push(i),
+            }
+        }
+        for (root, note, witness) in folded {
+            let root = &mut self.items[root];
+            if !root.notes.contains(&note) {
+                root.notes.push(note);
+            }
+            // The bytes that show the break move with it.
+            if root.witness.is_none() {
+                root.witness = witness;
+            }
+        }
+        let mut index = 0;
+        self.items.retain(|_| {
+            let kept = keep.binary_search(&index).is_ok();
+            index += 1;
+            kept
+        });
     }
 
     /// Sort by file, position, then lint id, so output is stable.

@@ -126,6 +126,7 @@ pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
         amend::check(spec, dir, other.as_ref(), &mut loaded.sources, &mut diags);
         loaded.diags.extend(diags);
     }
+    loaded.diags.fold_consequences();
     loaded.diags.sort();
     Ok(loaded)
 }

@@ -19,6 +19,24 @@ impl Level {
     }
 }
 
+impl Lint {
+    /// Whether a finding of this lint is the root cause of an edit's other findings: an S2
+    /// rebind or an S6 addition. The MAJOR classification, the moved offsets and the version
+    /// verdict that follow from such an edit are folded into it
+    /// (`Diagnostics::fold_consequences`), so its help is the one fix.
+    pub fn is_root_cause(&self) -> bool {
+        ROOT_CAUSES.contains(&self.id)
+    }
+}
+
+/// The lints whose findings are root causes ([`Lint::is_root_cause`]).
+const ROOT_CAUSES: [&str; 4] = [
+    S2_REBIND.id,
+    S6_INSERTED_FIELD.id,
+    S6_FIXED_OFFSET_ADDITION.id,
+    S6_UNGATED_SECTION.id,
+];
+
 /// One lint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lint {

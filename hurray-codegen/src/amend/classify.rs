@@ -969,7 +969,8 @@ pub fn verdicts(
             lint,
             c.span,
             format!("{} on `{}`: {}", c.class.word(), c.axis, c.what),
-        );
+        )
+        .caused_by(root_span(c, spans));
         if let Some(w) = &c.witness {
             dg = dg.witness(w.clone());
         }
@@ -1050,20 +1051,26 @@ pub fn verdicts(
                 crate::load::display_path(&spec_dir.join("spec.toml"))
             );
             let help = s6_bump_help(&majors, &own, class, b, style, &set).unwrap_or(set);
-            diags.push(
-                Diagnostic::new(
-                    &lints::VERSION_TOO_LOW,
-                    span,
-                    format!(
-                        "axis `{}` declares {} but its {} since release {base_label} require {}",
-                        ca.name,
-                        ca.version,
-                        why(class),
-                        style.show(required)
-                    ),
-                )
-                .help(help),
-            );
+            let mut verdict = Diagnostic::new(
+                &lints::VERSION_TOO_LOW,
+                span,
+                format!(
+                    "axis `{}` declares {} but its {} since release {base_label} require {}",
+                    ca.name,
+                    ca.version,
+                    why(class),
+                    style.show(required)
+                ),
+            )
+            .help(help);
+            // Needed only for MAJOR changes whose root is an S2 rebind or an S6 addition,
+            // the verdict is folded into those findings: their fix removes the need.
+            if class == Some(Class::Major) {
+                for c in &majors {
+                    verdict = verdict.caused_by(root_span(c, spans));
+                }
+            }
+            diags.push(verdict);
         } else if declared > required {
             let what = match class {
                 Some(Class::Major) | Some(Class::Minor) => format!(
@@ -1091,6 +1098,15 @@ pub fn verdicts(
             };
             rules::s5_migration(spec_dir, bump, span, sources, diags);
         }
+    }
+}
+
+/// The edit a change follows from: the S6-forbidden addition that moved it, or the change
+/// itself.
+fn root_span(c: &Change, spans: &SpanIndex) -> Option<Span> {
+    match c.s6_addition.as_deref().and_then(|a| a.split_once('.')) {
+        Some((structure, field)) => spans.get(&key::field(structure, field)).copied(),
+        None => c.span,
     }
 }
 

@@ -255,6 +255,7 @@ pub fn cd2_forward_additive(
                     c.axis
                 ),
             )
+            .caused_by(c.span)
             .help("CD2, FORWARD_ADDITIVE: \"A reader at minor M reading data written at minor N > M MUST correctly parse every field defined at minor M … The reader MUST reject the data when it encounters any flag bit or public tag value not defined at minor M\": keep every released field where and what it is, and add new content behind a new flag bit or after the last field of a length-prefixed structure (S6); a change that cannot is a major bump (CD3, S5)"),
         );
     }
