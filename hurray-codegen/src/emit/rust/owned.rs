@@ -194,6 +194,62 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             ));
         }));
     }
+    // Every structure nested in this one computes its own prefix first (their lengths do
+    // not depend on their prefixes' values); then this one's, from its whole encoding.
+    let mut sync_prefixes: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(i, f)| !f.reserved && shapes[*i].gives_size_of.is_none())
+        .filter_map(|(i, f)| {
+            nested(
+                f,
+                shapes[i].optional(),
+                &ident(&f.name),
+                true,
+                quote!(x.sync_length_prefixes()?;),
+            )
+        })
+        .collect();
+    let mut prefix_placeholder = quote!();
+    let mut finish = quote!(Ok(#oname { #(#ctor)* }));
+    if let Some(p) = own_prefix(spec, id) {
+        let place = &p.place;
+        let ty = prim_type(p.prim);
+        let keys = &p.keys;
+        let key_path = p.keys.join(".");
+        let rule = rule_path(spec, p.rule);
+        let title = s.title.as_str();
+        let width = p.prim.name();
+        sync_prefixes.push(quote! {
+            let __len = self.encoded_len();
+            self.#(#place).* = <#ty>::try_from(__len).map_err(|_| crate::error::Error::fmt(#rule, 0, format_args!("the {} encodes to {} bytes, more than its {} length prefix holds", #title, __len, #width)))?;
+        });
+        // `from_value`: a value without its own length prefix has it computed (the field
+        // reads as 0 until the structure is whole, then takes the encoded length).
+        prefix_placeholder = quote! {
+            let __with_prefix = crate::value::de::placeholder(v, &[#(#keys),*]);
+            let __computed_prefix = __with_prefix.is_some();
+            let v: &crate::value::Value = __with_prefix.as_ref().unwrap_or(v);
+        };
+        finish = quote! {
+            let mut __out = #oname { #(#ctor)* };
+            if __computed_prefix {
+                let __len = __out.encoded_len();
+                __out.#(#place).* = <#ty>::try_from(__len).map_err(|_| crate::value::ValueError::new(&format!("{}.{}", path, #key_path), format!("the {} encodes to {} bytes, more than its {} length prefix holds", #title, __len, #width)))?;
+            }
+            Ok(__out)
+        };
+    }
+    // The spec names of the fields present only when their condition holds (flag-gated
+    // sections), in wire order.
+    let conditional: Vec<&str> = s
+        .fields
+        .iter()
+        .zip(shapes)
+        .filter(|(f, shape)| shape.conditional && !f.reserved)
+        .map(|(f, _)| f.name.as_str())
+        .collect();
     quote! {
         #[doc = #title]
         #[derive(Clone, Debug, PartialEq)]
@@ -207,6 +263,20 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
                 #oname { #(#new_inits)* }
             }
             #sync_fn
+
+            /// The spec names of the fields present only when a condition on earlier fields
+            /// holds (a flag-gated section), in wire order.
+            pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[#(#conditional),*];
+
+            /// Set every length prefix a structure holds of itself (its framing's own field)
+            /// to its encoded length, here and in every nested structure (a writer's duty:
+            /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+            /// hold breaks the framing's rule.
+            #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+            pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+                #(#sync_prefixes)*
+                Ok(())
+            }
 
             /// W4: data declaring version `v` on `axis` carries every field appended on that
             /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -256,11 +326,57 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             /// The inverse of [`Self::to_value`].
             #[allow(unused_variables, clippy::redundant_locals)]
             pub fn from_value(v: &crate::value::Value, path: &str) -> Result<Self, crate::value::ValueError> {
+                #prefix_placeholder
                 #from_value
-                Ok(#oname { #(#ctor)* })
+                #finish
             }
         }
     }
+}
+
+/// A structure's own length prefix as the owned form holds it: the members from `self` down
+/// to the prefix field (`fixed_header.descriptor_length`), their spec names (the value tree's
+/// keys), the field's primitive type and the framing's rule. `None` when the structure has no
+/// prefix of its own, or when the way to it passes through a part that may be absent or
+/// repeats (then nothing is computed).
+struct OwnPrefix {
+    place: Vec<proc_macro2::Ident>,
+    keys: Vec<String>,
+    prim: Prim,
+    rule: RuleId,
+}
+
+fn own_prefix(spec: &Spec, id: StructId) -> Option<OwnPrefix> {
+    let steps = spec.own_prefix(id)?;
+    let Framing::LengthPrefixed { rule, .. } = spec.structure(id).framing else {
+        return None;
+    };
+    let mut place = Vec::new();
+    let mut keys = Vec::new();
+    for &(sid, i) in &steps {
+        let st = spec.structure(sid);
+        let (f, shape) = (&st.fields[i], &st.shape.fields[i]);
+        if f.reserved
+            || f.count.is_some()
+            || shape.optional()
+            || shape.recursive
+            || shape.gives_size_of.is_some()
+        {
+            return None;
+        }
+        place.push(ident(&f.name));
+        keys.push(f.name.clone());
+    }
+    let &(sid, i) = steps.last()?;
+    let FieldType::Prim(prim) = spec.structure(sid).fields[i].ty else {
+        return None;
+    };
+    (prim.is_int() && !prim.is_signed()).then_some(OwnPrefix {
+        place,
+        keys,
+        prim,
+        rule,
+    })
 }
 
 /// `body` (which names the nested value `x`) for each structure a field holds, when it holds
