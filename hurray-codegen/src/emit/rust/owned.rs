@@ -474,3 +474,106 @@ fn encode_field(spec: &Spec, f: &Field, v: TokenStream) -> TokenStream {
         _ => quote!(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The repository's spec amended by a new flag-gated descriptor section framed by its own
+    /// first field, as a spec editor adds one (through the overlay machinery the fixtures use).
+    fn self_prefixed() -> crate::Loaded {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let work = std::env::temp_dir().join(format!("hurray-own-prefix-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).unwrap();
+        let edit = work.join("edit.toml");
+        std::fs::write(
+            &edit,
+            r#"description = "a new flag-gated section framed by its own length prefix"
+
+[[bump]]
+axis = "descriptor"
+
+[[edit]]
+file = "flags/descriptor.toml"
+flags = "descriptor_flags"
+append = '''
+[[flags.bit]]
+bit = ${free-bit:descriptor_flags}
+name = "X_HAS_PROVENANCE"
+title = "a provenance section follows"
+since = "${descriptor+minor}"
+'''
+
+[[edit]]
+file = "structures/descriptor.toml"
+structure = "descriptor"
+append = '''
+[[structure.field]]
+name = "x_provenance"
+type = "struct:x_provenance"
+since = "${descriptor+minor}"
+present_if = { field = "fixed_header.flags", has_bit = "X_HAS_PROVENANCE" }
+'''
+
+[[edit]]
+file = "structures/descriptor.toml"
+append = '''
+
+[[structure]]
+name = "x_provenance"
+title = "Provenance section"
+axis = "descriptor"
+since = "${descriptor+minor}"
+framing = { length_prefixed = "x_provenance.x_length", covers = "whole", rule = "LEN-1" }
+
+[[structure.field]]
+name = "x_length"
+type = "u32"
+offset = 0
+
+[[structure.field]]
+name = "id"
+type = "u64"
+offset = 4
+'''
+"#,
+        )
+        .unwrap();
+        let m = crate::overlay::materialize(&root, &edit, &work).unwrap();
+        let loaded = crate::load(&m.tree).unwrap();
+        std::fs::remove_dir_all(&work).unwrap();
+        loaded
+    }
+
+    #[test]
+    fn an_own_length_prefix_is_computed_by_the_owned_form() {
+        let loaded = self_prefixed();
+        let spec = loaded.clean().expect("the amended spec is clean");
+        let id = spec.structure_id("x_provenance").unwrap();
+        let steps = spec.own_prefix(id).expect("x_length is its own prefix");
+        assert_eq!(steps, vec![(id, 0)]);
+        // The descriptor's prefix is a field of the structure its first field holds.
+        let d = spec.structure_id("descriptor").unwrap();
+        assert_eq!(spec.own_prefix(d).map(|s| s.len()), Some(2));
+        let code = super::owned(spec, id).to_string().replace(' ', "");
+        // `sync_length_prefixes` and a `from_value` without the prefix both compute it.
+        assert!(
+            code.contains("self.x_length=<u32>::try_from(__len)"),
+            "{code}"
+        );
+        assert!(
+            code.contains("crate::value::de::placeholder(v,&[\"x_length\"])"),
+            "{code}"
+        );
+        assert!(
+            code.contains("__out.x_length=<u32>::try_from(__len)"),
+            "{code}"
+        );
+        // The descriptor lists the new section among its conditional fields and syncs it.
+        let code = super::owned(spec, d).to_string().replace(' ', "");
+        assert!(code.contains("\"x_provenance\"]"), "{code}");
+        assert!(
+            code.contains("ifletSome(x)=&mutself.x_provenance{x.sync_length_prefixes()?;}"),
+            "{code}"
+        );
+    }
+}
