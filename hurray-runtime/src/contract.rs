@@ -766,7 +766,10 @@ pub struct TensorParts {
 
 /// The inverse of [`file_value`]: the parts of the file a value describes. Runtime-only keys
 /// ([`FILE_RUNTIME_ONLY`], each descriptor's `dereferenceable`) are ignored; keys this does not
-/// know are not its concern (a caller compares the input with [`file_plan_value`]).
+/// know are not its concern (a caller compares the input with [`file_plan_value`]). A value
+/// without the container version's fields declares the lowest version that covers what the
+/// file emits (W2, [`FileParts::container_version_needed`]); one of the two alone is missing
+/// its partner.
 pub fn file_from_value(v: &Value) -> Result<FileParts, ValueError> {
     if let Some(Value::Str(k)) = v.get("kind")
         && k != "file"
