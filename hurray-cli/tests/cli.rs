@@ -30,6 +30,33 @@ fn decode_accepts_the_shared_file_and_prints_its_summary() {
 }
 
 #[test]
+fn the_summary_shows_every_optional_section_present() {
+    // The sections come from the generated code (`Descriptor::CONDITIONAL_FIELDS`), not a
+    // list in the command line: each section the JSON holds has its line, by its spec name.
+    let vector = corpus_vector("section-all-with-quantization.bin");
+    let j = decoded(&vector, &[]);
+    let out = hurray(&["decode", vector.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let summary = String::from_utf8_lossy(&out.stdout).to_string();
+    let sections: Vec<&String> = j
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, v)| v.is_object() && k.as_str() != "layout_fields")
+        .map(|(k, _)| k)
+        .collect();
+    assert!(sections.len() >= 4, "{j}");
+    for key in sections {
+        assert!(
+            summary
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{key} "))),
+            "no line for `{key}`:\n{summary}"
+        );
+    }
+}
+
+#[test]
 fn a_rejection_exits_1_with_code_rule_and_offset_on_the_first_line() {
     let mut bytes = std::fs::read(shared().join("conformance/files/basic.hrry")).unwrap();
     bytes[8] = 2; // container_version_major
@@ -281,6 +308,89 @@ fn a_file_encodes_from_data_references_and_from_its_contents_alone() {
 }
 
 #[test]
+fn encode_computes_the_container_version_and_every_own_length_prefix_it_is_not_given() {
+    let dir = scratch("encode-derived");
+    let file = corpus_vector("file-basic-kv.hrry");
+    let original = std::fs::read(&file).unwrap();
+    // Neither the container version (W2: the lowest that covers the file) nor any
+    // descriptor's own length prefix (`descriptor_length`) is needed.
+    let mut j = decoded(&file, &[]);
+    let o = j.as_object_mut().unwrap();
+    o.remove("container_version_major");
+    o.remove("container_version_minor");
+    for t in o["tensors"].as_array_mut().unwrap() {
+        t["descriptor"]
+            .as_object_mut()
+            .unwrap()
+            .remove("descriptor_length");
+    }
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(0), "{first}");
+    assert_eq!(bytes.unwrap(), original);
+    // One of the version's two keys alone is a missing key, named.
+    let mut j = decoded(&file, &[]);
+    j.as_object_mut().unwrap().remove("container_version_minor");
+    let (code, first, _) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1));
+    assert!(
+        first.starts_with("error[encode-missing-key]: container_version_minor: "),
+        "{first}"
+    );
+    // A declared version below what the file needs (W2) is refused at the JSON key, saying
+    // what to write there (no advice for the Rust API).
+    let mut j = decoded(&file, &[]);
+    j["container_version_major"] = 0.into();
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1));
+    assert!(bytes.is_none());
+    assert!(
+        first.starts_with("error[encode-contradiction]: container_version_minor: "),
+        "{first}"
+    );
+    assert!(
+        first.contains("write \"container_version_major\": 1"),
+        "{first}"
+    );
+    assert!(!first.contains("FileOptions"), "{first}");
+    // A writer's refusal names the JSON path of the part it refuses, with the rule.
+    let mut j = decoded(&file, &[]);
+    let o = j.as_object_mut().unwrap();
+    o.remove("placement");
+    let tensors = o["tensors"].as_array_mut().unwrap();
+    for t in tensors.iter_mut() {
+        let t = t.as_object_mut().unwrap();
+        for key in [
+            "descriptor_offset",
+            "descriptor_length",
+            "data_offset",
+            "data_length",
+        ] {
+            t.remove(key);
+        }
+    }
+    let again = tensors[0].clone();
+    tensors.push(again);
+    let (code, first, _) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1));
+    let n = j["tensors"].as_array().unwrap().len() - 1;
+    assert!(
+        first.starts_with(&format!("error[duplicate-name]: tensors[{n}]: "))
+            && first.contains("(rule F25)"),
+        "{first}"
+    );
+    // A descriptor's own length prefix given wrong is taken as given: the read-back rejects
+    // it under its framing rule.
+    let descriptor = corpus_vector("type-float32.bin");
+    let mut j = decoded(&descriptor, &[]);
+    j["descriptor_length"] = 21.into();
+    let (code, first, bytes) = encode_text(&dir, &j.to_string());
+    assert_eq!(code, Some(1), "{first}");
+    assert!(bytes.is_none());
+    assert!(first.contains("(rule HDR-5"), "{first}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn resource_limits_refuse_with_limit_exceeded_and_no_rule() {
     let descriptor = corpus_vector("type-float32.bin");
     let out = hurray(&[
@@ -390,7 +500,9 @@ fn inspect_json_covers_every_byte_of_a_file_and_names_its_fields() {
         .unwrap();
     assert_eq!(type_tag["value"]["tag"]["name"], "float32");
     assert_eq!(type_tag["since"]["version"], "1.0");
-    assert_eq!(type_tag["provenance"], "read");
+    assert_eq!(type_tag["value-provenance"], "read");
+    // No spec name (a snake_case identifier) can be a hyphenated key.
+    assert!(type_tag.get("provenance").is_none(), "{type_tag}");
 }
 
 #[test]

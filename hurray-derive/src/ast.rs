@@ -33,6 +33,9 @@ pub struct FieldDef {
     pub default: Option<Expr>,
     pub offset: Option<(u64, Span)>,
     pub reserved: bool,
+    /// `#[hurray(length_prefix)]`: the field holds the section's own length prefix, which the
+    /// writer computes (a linked section's comes from the spec's framing instead).
+    pub length_prefix: Option<Span>,
     pub span: Span,
 }
 
@@ -139,6 +142,7 @@ fn field(cx: &Ctxt, f: &syn::Field) -> FieldDef {
         default: None,
         offset: None,
         reserved: false,
+        length_prefix: None,
         span,
     };
     for attr in hurray_attrs(&f.attrs) {
@@ -153,8 +157,10 @@ fn field(cx: &Ctxt, f: &syn::Field) -> FieldDef {
                 fd.offset = Some((lit.base10_parse()?, lit.span()));
             } else if m.path.is_ident("reserved") {
                 fd.reserved = true;
+            } else if m.path.is_ident("length_prefix") {
+                fd.length_prefix = Some(m.path.span());
             } else {
-                return Err(m.error("unknown field attribute: expected `since = \"1.1\"`, `default = <expr>`, `offset = <bytes>` or `reserved`"));
+                return Err(m.error("unknown field attribute: expected `since = \"1.1\"`, `default = <expr>`, `offset = <bytes>`, `reserved` or `length_prefix`"));
             }
             Ok(())
         });

@@ -32,7 +32,9 @@ pub fn krate(s: &Section) -> TokenStream {
     }
 }
 
-pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
+/// The impls and constants of section `s`; `own_prefix` is the field holding the section's own
+/// length prefix (from the spec, or `#[hurray(length_prefix)]`), which the writer computes.
+pub fn expand(s: &Section, spec_checks: TokenStream, own_prefix: Option<usize>) -> TokenStream {
     let rt = krate(s);
     let ident = &s.ident;
     let vis = &s.vis;
@@ -184,6 +186,13 @@ pub fn expand(s: &Section, spec_checks: TokenStream) -> TokenStream {
             let d = &defaults[i];
             if f.reserved {
                 quote!(if #sv <= v { <#t as __h::WireField>::write_le(&(#d), out); })
+            } else if own_prefix == Some(i) {
+                // The section's own length prefix: what the fields known at `v` encode to,
+                // whatever the value holds.
+                quote!(if #sv <= v {
+                    let __len: #t = __h::length_prefix(<#ident as __h::Section>::size_at(v));
+                    <#t as __h::WireField>::write_le(&__len, out);
+                })
             } else {
                 let _: &_ = t;
                 quote!(if #sv <= v { <#t as __h::WireField>::write_le(&self.#n, out); })

@@ -26,6 +26,12 @@
 //!   belong to the base.
 //! - `#[hurray(offset = <bytes>)]`: the field's offset, checked at compile time.
 //! - `#[hurray(reserved)]`: must be zero; writers emit zero, readers reject anything else.
+//! - `#[hurray(length_prefix)]`: the field holds the section's own length prefix (a section
+//!   framed by its own first field, as a flag-gated section may be): the writer computes it,
+//!   the length of what it writes at the version written, whatever the value holds. One field
+//!   of the base version, of a `length_prefixed` section. A struct linked with `spec` needs
+//!   no attribute: the spec's framing names the field (when it names one of the structure's
+//!   own), and an attribute on another field is refused.
 //!
 //! Field types are fixed-size wire types: `u8`…`u64`, `i8`…`i64`, `f32`, `f64`, `[u8; N]`,
 //! `TagValue<…>` of a generated tag space, generated flag types, and fixed sections that
@@ -116,17 +122,26 @@ fn expand_tokens(input: &syn::DeriveInput) -> syn::Result<proc_macro2::TokenStre
     let cx = ctxt::Ctxt::new();
     let section = ast::parse(&cx, input);
     let mut spec_checks = proc_macro2::TokenStream::new();
+    let mut own_prefix = None;
     if let Some(section) = &section
         && !cx.has_errors()
     {
         valid::validate(&cx, section);
         if !cx.has_errors() {
-            spec_checks = spec_link::check(&cx, section);
+            (spec_checks, own_prefix) = spec_link::check(&cx, section);
         }
     }
     cx.check()?;
     let section = section.expect("a section is parsed whenever no error is reported");
-    Ok(expand::expand(&section, spec_checks))
+    // The field holding the section's own length prefix: the spec's (a linked section), else
+    // the one marked `#[hurray(length_prefix)]`.
+    let own_prefix = own_prefix.or_else(|| {
+        section
+            .fields
+            .iter()
+            .position(|f| f.length_prefix.is_some())
+    });
+    Ok(expand::expand(&section, spec_checks, own_prefix))
 }
 
 #[cfg(test)]

@@ -110,8 +110,11 @@ fn toml_type(spec: &Spec, st: &Structure, f: &Field) -> String {
 }
 
 /// Compare the struct with the TOML structure it links to, reporting each difference into
-/// `cx` at the most specific span; return the const assertions for offsets and defaults.
-pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
+/// `cx` at the most specific span; return the const assertions for offsets and defaults, and
+/// the index of the field that holds the structure's own length prefix when the spec frames
+/// it so (`Spec::own_prefix`: the framing's `length_prefixed` names a field of the structure
+/// itself), which the writer then computes.
+pub fn check(cx: &Ctxt, s: &Section) -> (TokenStream, Option<usize>) {
     let Some(lit) = &s.spec else {
         if let Some(dir) = &s.spec_dir {
             cx.error_spanned_by(
@@ -119,10 +122,10 @@ pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
                 "`spec_dir` names the spec tree a `spec = \"<structure>\"` link is checked against; add `spec`, or remove `spec_dir`",
             );
         }
-        return quote!();
+        return (quote!(), None);
     };
     let Some(source) = load(cx, s) else {
-        return quote!();
+        return (quote!(), None);
     };
     let name = lit.value();
     let place = source.place();
@@ -131,15 +134,21 @@ pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
             lit,
             format!("the spec in {place} has errors; run `hurray-spec check` to see them"),
         );
-        return quote!();
+        return (quote!(), None);
     };
-    let Some(st) = spec.structure_id(&name).map(|id| spec.structure(id)) else {
+    let Some(id) = spec.structure_id(&name) else {
         cx.error_spanned_by(
             lit,
             format!("the spec in {place} has no structure `{name}`"),
         );
-        return quote!();
+        return (quote!(), None);
     };
+    let st = spec.structure(id);
+    // The spec's own length prefix, when it is a field of the structure itself.
+    let own_prefix = spec
+        .own_prefix(id)
+        .filter(|steps| steps.len() == 1)
+        .map(|steps| steps[0].1);
     let ident = &s.ident;
     let message = |detail: String| {
         format!("`{ident}` does not match spec structure `{name}` ({place}): {detail}")
@@ -273,7 +282,26 @@ pub fn check(cx: &Ctxt, s: &Section) -> TokenStream {
             );
         }
     }
-    quote!(#(#asserts)*)
+    for (i, rf) in s.fields.iter().enumerate() {
+        if let Some(span) = rf.length_prefix
+            && own_prefix != Some(i)
+        {
+            cx.error_at(
+                span,
+                message(match own_prefix.and_then(|k| st.fields.get(k)) {
+                    Some(f) => format!(
+                        "the spec's own length prefix is field `{}`, not `{}`",
+                        f.name, rf.ident
+                    ),
+                    None => format!(
+                        "the spec gives the structure no length prefix of its own, so `{}` is none",
+                        rf.ident
+                    ),
+                }),
+            );
+        }
+    }
+    (quote!(#(#asserts)*), own_prefix)
 }
 
 #[cfg(test)]
@@ -359,6 +387,128 @@ mod tests {
         );
         assert!(text.contains("Nf4::OFFSET_GAMMA==16"), "{text}");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The embedded tables amended by a new flag-gated descriptor section framed by its own
+    /// first field (`x_provenance.x_length`), as a spec editor adds one: written to a fresh
+    /// directory through the overlay machinery the fixtures use.
+    fn self_prefixed_draft() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "hurray-derive-self-prefixed-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let base = dir.join("base");
+        for (relative, text) in hurray_spec_tables::FILES {
+            let path = base.join(relative);
+            std::fs::create_dir_all(path.parent().expect("a file has a folder")).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let edit = dir.join("edit.toml");
+        std::fs::write(
+            &edit,
+            r#"description = "a new flag-gated section framed by its own length prefix"
+
+[[bump]]
+axis = "descriptor"
+
+[[edit]]
+file = "flags/descriptor.toml"
+flags = "descriptor_flags"
+append = '''
+[[flags.bit]]
+bit = ${free-bit:descriptor_flags}
+name = "X_HAS_PROVENANCE"
+title = "a provenance section follows"
+since = "${descriptor+minor}"
+'''
+
+[[edit]]
+file = "structures/descriptor.toml"
+structure = "descriptor"
+append = '''
+[[structure.field]]
+name = "x_provenance"
+type = "struct:x_provenance"
+since = "${descriptor+minor}"
+present_if = { field = "fixed_header.flags", has_bit = "X_HAS_PROVENANCE" }
+'''
+
+[[edit]]
+file = "structures/descriptor.toml"
+append = '''
+
+[[structure]]
+name = "x_provenance"
+title = "Provenance section"
+axis = "descriptor"
+since = "${descriptor+minor}"
+framing = { length_prefixed = "x_provenance.x_length", covers = "whole", rule = "LEN-1" }
+
+[[structure.field]]
+name = "x_length"
+type = "u32"
+offset = 0
+
+[[structure.field]]
+name = "id"
+type = "u64"
+offset = 4
+'''
+"#,
+        )
+        .unwrap();
+        let m = hurray_codegen::overlay::materialize(&base, &edit, &dir).unwrap();
+        m.tree
+    }
+
+    fn expand_provenance(
+        dir: &std::path::Path,
+        length_attribute: &str,
+    ) -> syn::Result<proc_macro2::TokenStream> {
+        let input = syn::parse_str(&format!(
+            "#[hurray(length_prefixed, base = \"1.1\", spec = \"x_provenance\", spec_dir = {:?})]
+             struct Provenance {{
+                 {length_attribute} x_length: u32,
+                 id: u64,
+             }}",
+            dir.display().to_string()
+        ))
+        .expect("the test input parses");
+        crate::expand_tokens(&input)
+    }
+
+    #[test]
+    fn a_linked_sections_own_length_prefix_comes_from_the_spec_and_is_computed() {
+        let tree = self_prefixed_draft();
+        let tokens = expand_provenance(&tree, "").expect("the struct matches the draft spec");
+        let text = tokens.to_string().replace(' ', "");
+        // The writer writes the length of what it writes, not the value's `x_length`.
+        assert!(
+            text.contains(
+                "let__len:u32=__h::length_prefix(<Provenanceas__h::Section>::size_at(v));"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("write_le(&self.x_length"), "{text}");
+        // An attribute on another field contradicts the spec's framing.
+        let input = syn::parse_str(&format!(
+            "#[hurray(length_prefixed, base = \"1.1\", spec = \"x_provenance\", spec_dir = {:?})]
+             struct Provenance {{
+                 x_length: u32,
+                 #[hurray(length_prefix)] id: u64,
+             }}",
+            tree.display().to_string()
+        ))
+        .expect("the test input parses");
+        let error = crate::expand_tokens(&input).expect_err("the spec's prefix is x_length");
+        assert!(
+            error
+                .to_string()
+                .contains("the spec's own length prefix is field `x_length`, not `id`"),
+            "{error}"
+        );
+        std::fs::remove_dir_all(tree.parent().expect("the draft is in its folder")).unwrap();
     }
 
     #[test]

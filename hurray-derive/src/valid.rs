@@ -33,6 +33,42 @@ pub fn validate(cx: &Ctxt, s: &Section) {
         }
     }
     s6_appended_fields_need_length_prefix(cx, s, &sinces);
+    own_length_prefix(cx, s);
+}
+
+/// `#[hurray(length_prefix)]`: one field at most holds the section's own length prefix, of a
+/// length-prefixed section, in its base version and not reserved (the writer computes it).
+fn own_length_prefix(cx: &Ctxt, s: &Section) {
+    let marked: Vec<&FieldDef> = s
+        .fields
+        .iter()
+        .filter(|f| f.length_prefix.is_some())
+        .collect();
+    for (k, f) in marked.iter().enumerate() {
+        let Some(span) = f.length_prefix else {
+            continue;
+        };
+        let name = &f.ident;
+        let problem = if k > 0 {
+            Some(format!(
+                "field `{name}`: a section has one length prefix, and `{}` is it already",
+                marked[0].ident
+            ))
+        } else if !s.length_prefixed {
+            Some(format!(
+                "field `{name}` is a length prefix, but the section is fixed; add #[hurray(length_prefixed)] to the struct"
+            ))
+        } else if f.reserved || f.since.is_some_and(|(v, _)| v > s.base) {
+            Some(format!(
+                "field `{name}`: a length prefix is a field of the section's base version that is not reserved"
+            ))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            cx.error_at(span, p);
+        }
+    }
 }
 
 /// A field cannot predate the section it belongs to.

@@ -201,3 +201,37 @@ fn a_spec_linked_section_reads_real_mxfp_payloads() {
     );
     assert_eq!(Mxfp::SIZE, 16);
 }
+
+/// A section that carries its own length prefix (a flag-gated section framed by its first
+/// field), grown once.
+#[derive(HurraySection, Clone, Copy, Debug, PartialEq)]
+#[hurray(length_prefixed)]
+struct SelfPrefixed {
+    #[hurray(length_prefix)]
+    length: u32,
+    id: u64,
+    #[hurray(since = "1.1", default = 0)]
+    generation: u16,
+}
+
+#[test]
+fn a_sections_own_length_prefix_is_computed_by_the_writer() {
+    // Given as 0 (or anything), written as the length of what is written at that version.
+    let s = SelfPrefixed {
+        length: 0,
+        id: 7,
+        generation: 0,
+    };
+    let mut out = Vec::new();
+    assert_eq!(s.write(&mut out), V1);
+    assert_eq!(out.len(), 12);
+    assert_eq!(u32::from_le_bytes(out[..4].try_into().unwrap()), 12);
+    let mut out = Vec::new();
+    SelfPrefixed { generation: 3, ..s }.write_at(V11, &mut out);
+    assert_eq!(out.len(), 14);
+    assert_eq!(u32::from_le_bytes(out[..4].try_into().unwrap()), 14);
+    // What a reader gets back is the prefix as written.
+    let back = SelfPrefixed::read(&out, V11, V11).unwrap();
+    assert_eq!(back.value.length, 14);
+    assert_eq!(back.value.generation, 3);
+}

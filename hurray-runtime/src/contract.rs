@@ -1,6 +1,7 @@
 //! The contract shapes of decoded data: a descriptor or a file as the `Value` tree that
 //! `hurray-spec decode --json` prints (key names are the spec's), and back.
 
+use crate::generated::axes::Axis;
 use crate::generated::tags::{ElementType, KvValue, Layout, Scheme};
 use crate::structures::{
     Descriptor, FileHeader, IndexSection, KvEntry, KvSection, KvValueVariant, QuantizationSection,
@@ -112,7 +113,8 @@ fn quantization_value(q: &QuantizationSection) -> Value {
 /// agree with the numeric field beside it, which may be left out (the name then gives it);
 /// `descriptor_length`, `rank`, `flags` and the version may be left out and are computed
 /// (the encoded length, the shape's length, the presence bits of the sections present, the
-/// lowest version that covers what is written, W1). Keys it does not know are not its
+/// lowest version that covers what is written, W1), and so may the own length prefix of any
+/// section (the generated `from_value` computes every structure's own prefix it is not given). Keys it does not know are not its
 /// concern: a caller compares the input with [`descriptor_value`] of the result.
 pub fn descriptor_from_value(v: &Value) -> Result<Descriptor, ValueError> {
     descriptor_from_value_at(v, "")
@@ -152,10 +154,6 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
                 Some(n) => Value::UInt(n),
                 None => return Err(ValueError::new(&join(path, "shape"), "missing")),
             },
-            ("descriptor_length", None) => {
-                computed.length = true;
-                Value::UInt(0)
-            }
             ("flags", None) => {
                 computed.flags = true;
                 Value::UInt(0)
@@ -164,7 +162,9 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
                 computed.version = true;
                 Value::UInt(0)
             }
-            (_, None) => return Err(ValueError::new(&join(path, k), "missing")),
+            // Left to the generated `from_value`: the descriptor's own length prefix is
+            // computed there (from the encoded length), any other field is missing.
+            (_, None) => continue,
         };
         header.push((k.to_string(), x));
     }
@@ -206,15 +206,6 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
             }
         }
     }
-    if computed.length {
-        let length = d.to_bytes().len();
-        d.fixed_header.descriptor_length = u32::try_from(length).map_err(|_| {
-            ValueError::new(
-                &join(path, "descriptor_length"),
-                format!("the descriptor encodes to {length} bytes, more than a u32 holds"),
-            )
-        })?;
-    }
     Ok(d)
 }
 
@@ -245,7 +236,6 @@ const HEADER_KEYS: [&str; 7] = [
 /// Which header fields [`descriptor_from_value_at`] computes because they were left out.
 #[derive(Default)]
 struct Computed {
-    length: bool,
     flags: bool,
     version: bool,
 }
@@ -685,6 +675,31 @@ fn file_object(
     Value::Object(out)
 }
 
+/// W1/W2 for a file in the contract shape: the lowest container version that covers its KV
+/// entries (their value tags and appended fields), the fields of its KV section beyond them
+/// and its index section's appended fields.
+fn container_version_needed(
+    entries: &[KvEntry],
+    kv_rest: Option<&KvSection>,
+    index: &IndexSection,
+) -> crate::version::Version {
+    let need = crate::writer::container_version_needed(entries, index);
+    kv_rest.map_or(need, |k| k.version_needed(Axis::Container, need))
+}
+
+impl FileParts {
+    /// W1/W2: the lowest container version that covers what the file emits (its KV value
+    /// tags, the appended fields of its KV and index sections). Its header must declare at
+    /// least this version.
+    pub fn container_version_needed(&self) -> crate::version::Version {
+        container_version_needed(
+            self.kv.as_ref().map_or(&[][..], |k| &k.entries[..]),
+            self.kv.as_ref(),
+            &self.index,
+        )
+    }
+}
+
 /// The key of a file's KV section fields beyond its entries (the entries are `kv`).
 const KV_FIELDS: &str = "kv_fields";
 
@@ -751,7 +766,10 @@ pub struct TensorParts {
 
 /// The inverse of [`file_value`]: the parts of the file a value describes. Runtime-only keys
 /// ([`FILE_RUNTIME_ONLY`], each descriptor's `dereferenceable`) are ignored; keys this does not
-/// know are not its concern (a caller compares the input with [`file_plan_value`]).
+/// know are not its concern (a caller compares the input with [`file_plan_value`]). A value
+/// without the container version's fields declares the lowest version that covers what the
+/// file emits (W2, [`FileParts::container_version_needed`]); one of the two alone is missing
+/// its partner.
 pub fn file_from_value(v: &Value) -> Result<FileParts, ValueError> {
     if let Some(Value::Str(k)) = v.get("kind")
         && k != "file"
@@ -768,7 +786,6 @@ pub fn file_from_value(v: &Value) -> Result<FileParts, ValueError> {
             "kind" | "tensors" | "kv" | "index" | "composites" | "placement" | KV_FIELDS
         ) && !FILE_RUNTIME_ONLY.contains(&k.as_str())
     }));
-    let header = FileHeader::from_value(&Value::Object(header), "")?;
     let mut tensors = Vec::new();
     for (i, t) in de::array(de::field(v, "", "tensors")?, "tensors")?
         .iter()
@@ -830,6 +847,35 @@ pub fn file_from_value(v: &Value) -> Result<FileParts, ValueError> {
         Some(x) => Some(KvSection::from_value(&x, KV_FIELDS)?),
         None => None,
     };
+    // W2: a file that leaves its container version out declares the lowest one that covers
+    // what it emits (its KV value tags, the appended fields of its KV and index sections).
+    let (major_key, minor_key) = Axis::Container.version_fields();
+    let major_given = major_key.is_some_and(|k| v.get(k).is_some());
+    match (major_given, v.get(minor_key).is_some()) {
+        (false, false) => {
+            let need = container_version_needed(&entries, kv_rest.as_ref(), &index);
+            if let Some(k) = major_key {
+                header.push((k.to_string(), Value::UInt(u64::from(need.major))));
+            }
+            header.push((minor_key.to_string(), Value::UInt(u64::from(need.minor))));
+        }
+        (given, false) | (given @ false, true) if major_key.is_some() => {
+            let major = major_key.unwrap_or_default();
+            let (absent, present) = if given {
+                (minor_key, major)
+            } else {
+                (major, minor_key)
+            };
+            return Err(ValueError::new(
+                absent,
+                format!(
+                    "missing beside `{present}`: give `{major}` and `{minor_key}` both, or neither (the lowest container version that covers the file is then computed, W2)"
+                ),
+            ));
+        }
+        _ => {}
+    }
+    let header = FileHeader::from_value(&Value::Object(header), "")?;
     let has_kv = match &placement {
         Some(p) => p.kv_offset != 0 || p.kv_length != 0,
         None => {

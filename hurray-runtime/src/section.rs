@@ -179,6 +179,22 @@ pub fn known_length(
     }
 }
 
+/// The unsigned integer types a section's own length prefix may have, with their largest
+/// value.
+pub trait MaxValue {
+    /// The type's largest value.
+    const MAX_VALUE: Self;
+}
+
+macro_rules! max_value {
+    ($($t:ty),*) => {$(
+        impl MaxValue for $t {
+            const MAX_VALUE: Self = <$t>::MAX;
+        }
+    )*};
+}
+max_value!(u8, u16, u32, u64);
+
 /// Paths the derive's expansion uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
@@ -187,6 +203,12 @@ pub mod __private {
     pub use crate::section::{Decoded, Section, WireField, known_length};
     pub use crate::version::Version;
     pub use crate::wire::Field;
+
+    /// A section's own length prefix for an encoded size, in the prefix field's type (a size
+    /// the type cannot hold saturates: the fields of a derived section are a few bytes).
+    pub fn length_prefix<T: TryFrom<usize> + super::MaxValue>(size: usize) -> T {
+        T::try_from(size).unwrap_or(T::MAX_VALUE)
+    }
 
     /// Whether two values differ, bit for bit, in the encoding `write` gives them. The
     /// expansion passes `<T as WireField>::write_le`, so a field type that is no wire type is

@@ -206,6 +206,37 @@ pub mod de {
         }
     }
 
+    /// A structure's own length prefix, reached through the objects at `keys` (its spec
+    /// names, from the structure down to the prefix field): when `v` leaves the prefix out, a
+    /// copy of `v` holding 0 there, which `from_value` replaces by the encoded length once the
+    /// structure is whole; `None` when `v` gives the prefix (it is then taken as given), or
+    /// when an object on the way is missing (reading it reports that).
+    pub fn placeholder(v: &Value, keys: &[&str]) -> Option<Value> {
+        let (last, objects) = keys.split_last()?;
+        let mut at = v;
+        for k in objects {
+            at = at.get(k)?;
+        }
+        if !matches!(at, Value::Object(_)) || at.get(last).is_some() {
+            return None;
+        }
+        let mut out = v.clone();
+        let mut at = &mut out;
+        for k in objects {
+            let Value::Object(fields) = at else {
+                return None;
+            };
+            at = fields
+                .iter_mut()
+                .find(|(name, _)| name == k)
+                .map(|(_, x)| x)?;
+        }
+        if let Value::Object(fields) = at {
+            fields.push(((*last).to_string(), Value::UInt(0)));
+        }
+        Some(out)
+    }
+
     /// Skipped bytes recorded under `skipped`, if any.
     pub fn skipped(v: &Value) -> Vec<u8> {
         match v.get("skipped") {
@@ -229,4 +260,62 @@ pub fn hex_decode(s: &str) -> Option<Vec<u8>> {
     c.chunks(2)
         .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Value, de};
+    use crate::structures::Descriptor;
+    use crate::tags::ElementType;
+
+    #[test]
+    fn a_missing_own_prefix_gets_a_placeholder_and_a_given_one_is_kept() {
+        let inner = |fields: Vec<(&str, u64)>| {
+            Value::Object(
+                fields
+                    .into_iter()
+                    .map(|(k, n)| (k.to_string(), Value::UInt(n)))
+                    .collect(),
+            )
+        };
+        let v = Value::Object(vec![("header".into(), inner(vec![("a", 1)]))]);
+        let with = de::placeholder(&v, &["header", "length"]).expect("absent: a placeholder");
+        assert_eq!(
+            with.get("header").and_then(|h| h.get("length")),
+            Some(&Value::UInt(0))
+        );
+        let given = Value::Object(vec![("header".into(), inner(vec![("length", 9)]))]);
+        assert_eq!(de::placeholder(&given, &["header", "length"]), None);
+        // A missing object on the way is left for reading to report.
+        assert_eq!(de::placeholder(&v, &["other", "length"]), None);
+    }
+
+    #[test]
+    fn from_value_computes_the_descriptors_own_length_prefix_when_absent() {
+        let mut d = crate::writer::row_major(ElementType::Float32, &[2, 3]);
+        crate::writer::normalize(&mut d).unwrap();
+        let length = d.fixed_header.descriptor_length;
+        assert_eq!(length as usize, d.to_bytes().len());
+        // Remove the prefix from the value tree wherever the model puts it: the one field
+        // whose value is the encoded length.
+        let Value::Object(mut fields) = d.to_value() else {
+            unreachable!("a structure's value is an object")
+        };
+        let mut removed = 0;
+        for (_, part) in fields.iter_mut() {
+            if let Value::Object(inner) = part {
+                let before = inner.len();
+                inner.retain(|(_, x)| *x != Value::UInt(u64::from(length)));
+                removed += before - inner.len();
+            }
+        }
+        assert_eq!(removed, 1, "one field holds the length");
+        let back = Descriptor::from_value(&Value::Object(fields), "").unwrap();
+        assert_eq!(back, d);
+        // `sync_length_prefixes` sets it however it was given.
+        let mut wrong = d.clone();
+        wrong.fixed_header.descriptor_length = 0;
+        wrong.sync_length_prefixes().unwrap();
+        assert_eq!(wrong, d);
+    }
 }

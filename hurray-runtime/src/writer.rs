@@ -337,8 +337,11 @@ impl<W: Write> FileWriter<W> {
         }
         let mut keys: Vec<&str> = kv.iter().map(|e| e.key.as_str()).collect();
         keys.sort_unstable();
-        if keys.windows(2).any(|w| w[0] == w[1]) {
-            return Err(invalid(Rule::F8, "a KV key appears twice"));
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            return Err(invalid(
+                Rule::F8,
+                format!("the KV key `{}` appears twice", w[0]),
+            ));
         }
         // RES-4: HAS_KV_METADATA promises a section; an empty one still carries its count.
         let write_kv = flags.has(FileFlags::HAS_KV_METADATA) || !kv.is_empty();
@@ -604,8 +607,8 @@ pub fn required_versions(d: &Descriptor) -> [(Axis, Version); AXES] {
 
 /// Apply the writer rules to an owned descriptor: [`normalize`] it (the version to the lowest
 /// that covers what it emits, W1, W2, the scheme version likewise, the flags to the sections
-/// present, the descriptor length to the encoded size); then refuse what breaks W3 or a reader
-/// rule.
+/// present, every length prefix a structure holds of itself to its encoded size); then refuse
+/// what breaks W3 or a reader rule.
 pub fn finalize(d: Descriptor) -> Result<Vec<u8>, WriteError> {
     finalize_with(d, &ReaderConfig::new().permissive(true))
 }
@@ -628,7 +631,8 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
 /// that gate optional sections set to the sections present; the rank to the shape's length;
 /// the descriptor version and each scheme's version set to the lowest that covers what is
 /// emitted (W1, W2), with the appended fields that version defines given their defaults
-/// (W4); and the descriptor length to the encoded size. What a reader returns for the bytes
+/// (W4); and every length prefix a structure holds of itself (the descriptor length, a
+/// section's own prefix) to its encoded size. What a reader returns for the bytes
 /// [`finalize`] writes is this normalised value.
 ///
 /// ```
@@ -663,8 +667,9 @@ pub fn normalize(d: &mut Descriptor) -> Result<(), WriteError> {
             h.scheme_version = v.minor;
         }
     }
-    d.fixed_header.descriptor_length = u32::try_from(d.encoded_len())
-        .map_err(|_| invalid(Rule::Hdr4, "a descriptor is at most 4 GiB"))?;
+    // Every length prefix a structure holds of itself (the descriptor's `descriptor_length`,
+    // a flag-gated section's own prefix) to its encoded length.
+    d.sync_length_prefixes()?;
     Ok(())
 }
 

@@ -10,6 +10,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use hurray_runtime::axes::Axis;
 use hurray_runtime::contract::{
     self, EntryNumbers, FILE_RUNTIME_ONLY, FileParts, Placement, descriptor_value,
 };
@@ -21,7 +22,7 @@ use hurray_runtime::json::{
 use hurray_runtime::structures::{IndexEntry, Trailer};
 use hurray_runtime::value::ValueError;
 use hurray_runtime::writer::{AtomicFile, FileWriter, WriteError, write_atomically};
-use hurray_runtime::{Error, ReaderConfig, descriptor};
+use hurray_runtime::{Error, ReaderConfig, Version, descriptor};
 use serde_json::Value as J;
 
 use super::exit::{Report, usage_error};
@@ -41,6 +42,9 @@ enum Failure {
     },
     /// The bytes it describes break a rule of the format (exit 1, the rule's code).
     Invalid(Error),
+    /// What the JSON at `path` says breaks a rule a writer keeps (exit 1, the rule's code):
+    /// reported at the JSON path, not at a byte offset of bytes not yet written.
+    InvalidAt { error: Error, path: String },
     /// Reading or writing failed (exit 2).
     Io(String),
 }
@@ -48,7 +52,7 @@ enum Failure {
 impl From<ValueError> for Failure {
     fn from(e: ValueError) -> Failure {
         let code = match e.message.as_str() {
-            "missing" => Refusal::MissingKey,
+            m if m == "missing" || m.starts_with("missing ") => Refusal::MissingKey,
             "unknown key" => Refusal::UnknownKey,
             m if m.contains(" contradicts ") => Refusal::Contradiction,
             _ => Refusal::InvalidValue,
@@ -112,6 +116,14 @@ pub fn run(input: &Path, output: &Path, unchecked: bool, cfg: &ReaderConfig) -> 
             message,
         }) => report.refused(code.code(), &path, message),
         Err(Failure::Invalid(e)) => report.rejected(&e),
+        Err(Failure::InvalidAt { error, path }) => report.refused(
+            error.code(),
+            &path,
+            match error.rule() {
+                Some(rule) => format!("{} (rule {})", error.detail(), rule.id()),
+                None => error.detail().to_string(),
+            },
+        ),
         Err(Failure::Io(m)) => usage_error(format!("{}: {m}", output.display())),
     }
 }
@@ -207,6 +219,12 @@ fn file_bytes(
     }
     let value = from_json(&j, "", &evo);
     let parts = contract::file_from_value(&value)?;
+    // W2, in the JSON's words: a header that declares its version declares one that covers
+    // what the file emits (one that leaves it out has it computed). A file crafted with
+    // `--unchecked` and its placement may declare less, to test readers.
+    if !(unchecked && parts.placement.is_some()) {
+        w2(&parts)?;
+    }
     let mut buffers: Vec<Vec<Vec<u8>>> = Vec::with_capacity(parts.tensors.len());
     for (i, (t, r)) in parts.tensors.iter().zip(&references).enumerate() {
         let sizes: Vec<u64> = t
@@ -276,6 +294,43 @@ fn file_bytes(
     Ok(())
 }
 
+/// W2: the container version the JSON declares covers what the file emits; refused at the
+/// version's keys, saying what to write there.
+fn w2(parts: &FileParts) -> Result<(), Failure> {
+    let need = parts.container_version_needed();
+    let declared = Version::new(
+        parts.header.container_version_major,
+        parts.header.container_version_minor,
+    );
+    if need <= declared {
+        return Ok(());
+    }
+    let (major, minor) = Axis::Container.version_fields();
+    let write = match major {
+        Some(major) => format!(
+            "write \"{major}\": {}, \"{minor}\": {}",
+            need.major, need.minor
+        ),
+        None => format!("write \"{minor}\": {}", need.minor),
+    };
+    Err(refused(
+        Refusal::Contradiction,
+        minor,
+        format!(
+            "the file declares container {declared}, but what it emits (its KV value tags, the appended fields of its sections) needs container {need} (W2): {write}, or leave the version out and it is computed"
+        ),
+    ))
+}
+
+/// A writer's refusal of what the JSON at `path` describes.
+fn invalid_at(path: impl Into<String>) -> impl FnOnce(WriteError) -> Failure {
+    let path = path.into();
+    move |e| match e {
+        WriteError::Invalid(error) => Failure::InvalidAt { error, path },
+        WriteError::Io(e) => Failure::Io(e.to_string()),
+    }
+}
+
 /// The written file read back whole, as `decode --json` shows it (data aside).
 fn read_back(path: &Path, cfg: &ReaderConfig) -> Result<J, Failure> {
     let map = MappedFile::open(path)?;
@@ -291,13 +346,14 @@ fn through_writer(
     parts: &FileParts,
     buffers: &[Vec<Vec<u8>>],
 ) -> Result<AtomicFile, Failure> {
-    let mut w = FileWriter::with_header(out, parts.header.clone())?;
-    for (t, b) in parts.tensors.iter().zip(buffers) {
+    let mut w = FileWriter::with_header(out, parts.header.clone()).map_err(invalid_at(""))?;
+    for (i, (t, b)) in parts.tensors.iter().zip(buffers).enumerate() {
         let refs: Vec<&[u8]> = b.iter().map(Vec::as_slice).collect();
-        w.add_tensor(&t.name, &t.descriptor.to_bytes(), &refs)?;
+        w.add_tensor(&t.name, &t.descriptor.to_bytes(), &refs)
+            .map_err(invalid_at(format!("tensors[{i}]")))?;
     }
     let kv = parts.kv.as_ref().map_or(&[][..], |k| &k.entries[..]);
-    Ok(w.finish(kv)?)
+    w.finish(kv).map_err(invalid_at("kv"))
 }
 
 /// A file whose placement the JSON records (what `decode --json` prints): every part at the

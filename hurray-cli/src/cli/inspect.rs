@@ -337,6 +337,11 @@ fn values_json(v: &Values) -> J {
     }
 }
 
+/// The key of a range's provenance (read, default, skipped). Hyphenated, so that it is no
+/// name a spec editor can choose (spec names are snake_case identifiers): a section named
+/// `provenance` and this tool's key never meet.
+const PROVENANCE_KEY: &str = "value-provenance";
+
 fn to_json(
     bytes: &[u8],
     report: &Inspection,
@@ -356,7 +361,7 @@ fn to_json(
                 "kind": a.kind.word(),
                 "value": value_json(&a.value),
                 "since": a.since.map(|(axis, v)| json!({ "axis": axis.name(), "version": axis.style().show(v) })),
-                "provenance": a.provenance.word(),
+                PROVENANCE_KEY: a.provenance.word(),
                 "note": a.note,
                 "failing": a.failing,
             });

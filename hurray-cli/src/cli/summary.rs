@@ -1,4 +1,5 @@
-//! Human-readable summaries for `decode` without `--json`.
+//! Human-readable summaries for `decode` without `--json`: a descriptor's header, buffers and
+//! every optional section the generated code knows (`Descriptor::CONDITIONAL_FIELDS`).
 
 use std::fmt::Write as _;
 
@@ -80,13 +81,9 @@ pub fn descriptor(
             tag_name(b.memory_class)
         );
     }
-    for key in [
-        "quantization",
-        "shard",
-        "statistics",
-        "extension_type",
-        "composite_member",
-    ] {
+    // Every flag-gated section the spec defines, by its spec name (a section a later spec
+    // adds is shown as soon as the runtime is generated from it).
+    for key in Descriptor::CONDITIONAL_FIELDS {
         if let Some(x) = v.get(key)
             && *x != Value::Null
         {

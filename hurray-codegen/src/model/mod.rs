@@ -1081,6 +1081,43 @@ impl Spec {
         }
         Some(at)
     }
+    /// Where structure `id` keeps its own length prefix (its shape's `Prefix::Own`): the
+    /// (structure, field index) steps from `id` down to the field that holds the prefix,
+    /// the first step a field of `id` itself (`[(provenance, length)]` for a section whose
+    /// first field is its length; `[(descriptor, fixed_header), (fixed_header,
+    /// descriptor_length)]` for the descriptor). A writer computes that field from the
+    /// encoded length. `None` when the structure is not prefixed by a field of its own.
+    pub fn own_prefix(&self, id: StructId) -> Option<Vec<(StructId, usize)>> {
+        let s = self.structure(id);
+        let shape::Prefix::Own { field } = s.shape.prefix else {
+            return None;
+        };
+        let Framing::LengthPrefixed {
+            by_struct,
+            by_field,
+            ..
+        } = &s.framing
+        else {
+            return None;
+        };
+        let mut steps = vec![(id, field)];
+        let rest = if *by_struct == id {
+            &by_field.steps[1..]
+        } else {
+            &by_field.steps[..]
+        };
+        if *by_struct == id && by_field.steps[0] != field {
+            return None;
+        }
+        for &step in rest {
+            let (sid, i) = *steps.last()?;
+            let FieldType::Struct(t) = self.structure(sid).fields[i].ty else {
+                return None;
+            };
+            steps.push((t, step));
+        }
+        Some(steps)
+    }
     /// The structures a dispatching space selects, in the order its tags and ranges name
     /// them.
     pub fn variants(&self, space: SpaceId) -> Vec<StructId> {

@@ -43,6 +43,23 @@ pub fn axes(spec: &Spec) -> TokenStream {
             None => quote!(None),
         })
         .collect();
+    // The names of the fields that carry each axis's version (the last step of its `major`
+    // and `minor` paths): the keys a structure's value tree gives them.
+    let version_fields: Vec<_> = spec
+        .axes
+        .iter()
+        .map(|a| {
+            let major = match &a.major {
+                Some(p) => {
+                    let n = spec.resolve(p).name.as_str();
+                    quote!(Some(#n))
+                }
+                None => quote!(None),
+            };
+            let minor = spec.resolve(&a.minor).name.as_str();
+            quote!((#major, #minor))
+        })
+        .collect();
     let scheme_arms: Vec<_> = spec
         .axes
         .iter()
@@ -117,6 +134,10 @@ pub fn axes(spec: &Spec) -> TokenStream {
             pub fn style(self) -> crate::version::AxisStyle { match self { #(Axis::#variants => #styles,)* } }
             /// Rules broken by a major above and below the reader's (axes with a major byte).
             pub fn major_rules(self) -> Option<(crate::generated::rules::Rule, crate::generated::rules::Rule)> { match self { #(Axis::#variants => #majors,)* } }
+            /// The spec names of the fields that carry the axis's version: the major's (axes
+            /// with a major byte) and the minor's (`container_version_major`,
+            /// `container_version_minor`).
+            pub fn version_fields(self) -> (Option<&'static str>, &'static str) { match self { #(Axis::#variants => #version_fields,)* } }
             /// The axis of a scheme tag value (RES-6).
             pub fn of_scheme(tag: u32) -> Option<Axis> { match tag { #(#scheme_arms)* _ => None } }
         }

@@ -194,6 +194,62 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             ));
         }));
     }
+    // Every structure nested in this one computes its own prefix first (their lengths do
+    // not depend on their prefixes' values); then this one's, from its whole encoding.
+    let mut sync_prefixes: Vec<TokenStream> = s
+        .fields
+        .iter()
+        .enumerate()
+        .filter(|(i, f)| !f.reserved && shapes[*i].gives_size_of.is_none())
+        .filter_map(|(i, f)| {
+            nested(
+                f,
+                shapes[i].optional(),
+                &ident(&f.name),
+                true,
+                quote!(x.sync_length_prefixes()?;),
+            )
+        })
+        .collect();
+    let mut prefix_placeholder = quote!();
+    let mut finish = quote!(Ok(#oname { #(#ctor)* }));
+    if let Some(p) = own_prefix(spec, id) {
+        let place = &p.place;
+        let ty = prim_type(p.prim);
+        let keys = &p.keys;
+        let key_path = p.keys.join(".");
+        let rule = rule_path(spec, p.rule);
+        let title = s.title.as_str();
+        let width = p.prim.name();
+        sync_prefixes.push(quote! {
+            let __len = self.encoded_len();
+            self.#(#place).* = <#ty>::try_from(__len).map_err(|_| crate::error::Error::fmt(#rule, 0, format_args!("the {} encodes to {} bytes, more than its {} length prefix holds", #title, __len, #width)))?;
+        });
+        // `from_value`: a value without its own length prefix has it computed (the field
+        // reads as 0 until the structure is whole, then takes the encoded length).
+        prefix_placeholder = quote! {
+            let __with_prefix = crate::value::de::placeholder(v, &[#(#keys),*]);
+            let __computed_prefix = __with_prefix.is_some();
+            let v: &crate::value::Value = __with_prefix.as_ref().unwrap_or(v);
+        };
+        finish = quote! {
+            let mut __out = #oname { #(#ctor)* };
+            if __computed_prefix {
+                let __len = __out.encoded_len();
+                __out.#(#place).* = <#ty>::try_from(__len).map_err(|_| crate::value::ValueError::new(&format!("{}.{}", path, #key_path), format!("the {} encodes to {} bytes, more than its {} length prefix holds", #title, __len, #width)))?;
+            }
+            Ok(__out)
+        };
+    }
+    // The spec names of the fields present only when their condition holds (flag-gated
+    // sections), in wire order.
+    let conditional: Vec<&str> = s
+        .fields
+        .iter()
+        .zip(shapes)
+        .filter(|(f, shape)| shape.conditional && !f.reserved)
+        .map(|(f, _)| f.name.as_str())
+        .collect();
     quote! {
         #[doc = #title]
         #[derive(Clone, Debug, PartialEq)]
@@ -207,6 +263,20 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
                 #oname { #(#new_inits)* }
             }
             #sync_fn
+
+            /// The spec names of the fields present only when a condition on earlier fields
+            /// holds (a flag-gated section), in wire order.
+            pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[#(#conditional),*];
+
+            /// Set every length prefix a structure holds of itself (its framing's own field)
+            /// to its encoded length, here and in every nested structure (a writer's duty:
+            /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+            /// hold breaks the framing's rule.
+            #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+            pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+                #(#sync_prefixes)*
+                Ok(())
+            }
 
             /// W4: data declaring version `v` on `axis` carries every field appended on that
             /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -256,11 +326,57 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             /// The inverse of [`Self::to_value`].
             #[allow(unused_variables, clippy::redundant_locals)]
             pub fn from_value(v: &crate::value::Value, path: &str) -> Result<Self, crate::value::ValueError> {
+                #prefix_placeholder
                 #from_value
-                Ok(#oname { #(#ctor)* })
+                #finish
             }
         }
     }
+}
+
+/// A structure's own length prefix as the owned form holds it: the members from `self` down
+/// to the prefix field (`fixed_header.descriptor_length`), their spec names (the value tree's
+/// keys), the field's primitive type and the framing's rule. `None` when the structure has no
+/// prefix of its own, or when the way to it passes through a part that may be absent or
+/// repeats (then nothing is computed).
+struct OwnPrefix {
+    place: Vec<proc_macro2::Ident>,
+    keys: Vec<String>,
+    prim: Prim,
+    rule: RuleId,
+}
+
+fn own_prefix(spec: &Spec, id: StructId) -> Option<OwnPrefix> {
+    let steps = spec.own_prefix(id)?;
+    let Framing::LengthPrefixed { rule, .. } = spec.structure(id).framing else {
+        return None;
+    };
+    let mut place = Vec::new();
+    let mut keys = Vec::new();
+    for &(sid, i) in &steps {
+        let st = spec.structure(sid);
+        let (f, shape) = (&st.fields[i], &st.shape.fields[i]);
+        if f.reserved
+            || f.count.is_some()
+            || shape.optional()
+            || shape.recursive
+            || shape.gives_size_of.is_some()
+        {
+            return None;
+        }
+        place.push(ident(&f.name));
+        keys.push(f.name.clone());
+    }
+    let &(sid, i) = steps.last()?;
+    let FieldType::Prim(prim) = spec.structure(sid).fields[i].ty else {
+        return None;
+    };
+    (prim.is_int() && !prim.is_signed()).then_some(OwnPrefix {
+        place,
+        keys,
+        prim,
+        rule,
+    })
 }
 
 /// `body` (which names the nested value `x`) for each structure a field holds, when it holds
@@ -356,5 +472,108 @@ fn encode_field(spec: &Spec, f: &Field, v: TokenStream) -> TokenStream {
             quote!(for __e in (#v).iter() { __e.encode(out); })
         }
         _ => quote!(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The repository's spec amended by a new flag-gated descriptor section framed by its own
+    /// first field, as a spec editor adds one (through the overlay machinery the fixtures use).
+    fn self_prefixed() -> crate::Loaded {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let work = std::env::temp_dir().join(format!("hurray-own-prefix-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&work);
+        std::fs::create_dir_all(&work).unwrap();
+        let edit = work.join("edit.toml");
+        std::fs::write(
+            &edit,
+            r#"description = "a new flag-gated section framed by its own length prefix"
+
+[[bump]]
+axis = "descriptor"
+
+[[edit]]
+file = "flags/descriptor.toml"
+flags = "descriptor_flags"
+append = '''
+[[flags.bit]]
+bit = ${free-bit:descriptor_flags}
+name = "X_HAS_PROVENANCE"
+title = "a provenance section follows"
+since = "${descriptor+minor}"
+'''
+
+[[edit]]
+file = "structures/descriptor.toml"
+structure = "descriptor"
+append = '''
+[[structure.field]]
+name = "x_provenance"
+type = "struct:x_provenance"
+since = "${descriptor+minor}"
+present_if = { field = "fixed_header.flags", has_bit = "X_HAS_PROVENANCE" }
+'''
+
+[[edit]]
+file = "structures/descriptor.toml"
+append = '''
+
+[[structure]]
+name = "x_provenance"
+title = "Provenance section"
+axis = "descriptor"
+since = "${descriptor+minor}"
+framing = { length_prefixed = "x_provenance.x_length", covers = "whole", rule = "LEN-1" }
+
+[[structure.field]]
+name = "x_length"
+type = "u32"
+offset = 0
+
+[[structure.field]]
+name = "id"
+type = "u64"
+offset = 4
+'''
+"#,
+        )
+        .unwrap();
+        let m = crate::overlay::materialize(&root, &edit, &work).unwrap();
+        let loaded = crate::load(&m.tree).unwrap();
+        std::fs::remove_dir_all(&work).unwrap();
+        loaded
+    }
+
+    #[test]
+    fn an_own_length_prefix_is_computed_by_the_owned_form() {
+        let loaded = self_prefixed();
+        let spec = loaded.clean().expect("the amended spec is clean");
+        let id = spec.structure_id("x_provenance").unwrap();
+        let steps = spec.own_prefix(id).expect("x_length is its own prefix");
+        assert_eq!(steps, vec![(id, 0)]);
+        // The descriptor's prefix is a field of the structure its first field holds.
+        let d = spec.structure_id("descriptor").unwrap();
+        assert_eq!(spec.own_prefix(d).map(|s| s.len()), Some(2));
+        let code = super::owned(spec, id).to_string().replace(' ', "");
+        // `sync_length_prefixes` and a `from_value` without the prefix both compute it.
+        assert!(
+            code.contains("self.x_length=<u32>::try_from(__len)"),
+            "{code}"
+        );
+        assert!(
+            code.contains("crate::value::de::placeholder(v,&[\"x_length\"])"),
+            "{code}"
+        );
+        assert!(
+            code.contains("__out.x_length=<u32>::try_from(__len)"),
+            "{code}"
+        );
+        // The descriptor lists the new section among its conditional fields and syncs it.
+        let code = super::owned(spec, d).to_string().replace(' ', "");
+        assert!(code.contains("\"x_provenance\"]"), "{code}");
+        assert!(
+            code.contains("ifletSome(x)=&mutself.x_provenance{x.sync_length_prefixes()?;}"),
+            "{code}"
+        );
     }
 }

@@ -176,6 +176,18 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     if private_struct.is_some() {
         fill_arms.push(quote!(#vo::Private(_, x) => x.fill_defaults(axis, v),));
     }
+    let mut sync_arms: Vec<_> = tag_space
+        .tags
+        .iter()
+        .filter(|t| t.structure.is_some())
+        .map(|t| {
+            let v = camel(&t.name);
+            quote!(#vo::#v(x) => x.sync_length_prefixes(),)
+        })
+        .collect();
+    if private_struct.is_some() {
+        sync_arms.push(quote!(#vo::Private(_, x) => x.sync_length_prefixes(),));
+    }
     // A field every variant starts with (the quantization header): an accessor on both enums.
     let common = &dispatch.common_first;
     let (common_view, common_owned) = match &common {
@@ -346,6 +358,12 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             pub fn fill_defaults(&mut self, axis: crate::generated::axes::Axis, v: crate::version::Version) {
                 #[allow(unreachable_patterns)]
                 match self { #(#fill_arms)* _ => {} }
+            }
+            /// The selected structure's own length prefixes, computed (see its
+            /// `sync_length_prefixes`).
+            pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+                #[allow(unreachable_patterns)]
+                match self { #(#sync_arms)* _ => Ok(()) }
             }
             /// W1/W2 for the selected structure (see its `version_needed`).
             pub fn version_needed(&self, axis: crate::generated::axes::Axis, v: crate::version::Version) -> crate::version::Version {
