@@ -142,6 +142,22 @@ pub mod axes {
                 Axis::SchemeMxfp => None,
             }
         }
+        /// The spec names of the fields that carry the axis's version: the major's (axes
+        /// with a major byte) and the minor's (`container_version_major`,
+        /// `container_version_minor`).
+        pub fn version_fields(self) -> (Option<&'static str>, &'static str) {
+            match self {
+                Axis::Descriptor => (Some("version_major"), "version_minor"),
+                Axis::Container => {
+                    (Some("container_version_major"), "container_version_minor")
+                }
+                Axis::SchemePerTensorAffine => (None, "scheme_version"),
+                Axis::SchemePerChannelAffine => (None, "scheme_version"),
+                Axis::SchemePerBlockAffine => (None, "scheme_version"),
+                Axis::SchemeNf4 => (None, "scheme_version"),
+                Axis::SchemeMxfp => (None, "scheme_version"),
+            }
+        }
         /// The axis of a scheme tag value (RES-6).
         pub fn of_scheme(tag: u32) -> Option<Axis> {
             match tag {
@@ -7615,6 +7631,20 @@ pub mod structures {
         pub fn new(buffers: Vec<BufferHandle>) -> Self {
             BufferTable { buffers }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            for x in &mut self.buffers {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -7958,6 +7988,17 @@ pub mod structures {
                 sync_mode,
                 memory_class,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -8434,6 +8475,17 @@ pub mod structures {
                 tensor_count_hint,
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -8750,6 +8802,20 @@ pub mod structures {
                 skipped: Vec::new(),
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            for x in &mut self.entries {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -9037,6 +9103,21 @@ pub mod structures {
         ) -> Self {
             KvEntry { key, value_tag, value }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.value;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -9269,6 +9350,17 @@ pub mod structures {
         pub fn new(value: String) -> Self {
             KvString { value }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -9440,6 +9532,17 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(value: i64) -> Self {
             KvInt64 { value }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -9620,6 +9723,17 @@ pub mod structures {
         pub fn new(value: u64) -> Self {
             KvUint64 { value }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -9798,6 +9912,17 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(value: f64) -> Self {
             KvFloat64 { value }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -9989,6 +10114,17 @@ pub mod structures {
         pub fn new(value: u8) -> Self {
             KvBool { value }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -10169,6 +10305,17 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(value: Vec<u8>) -> Self {
             KvBytes { value }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -10446,6 +10593,20 @@ pub mod structures {
         ) -> Self {
             KvArray { element_tag, elements }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            for x in &mut self.elements {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -10715,6 +10876,20 @@ pub mod structures {
                 entries,
                 skipped: Vec::new(),
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            for x in &mut self.entries {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -11052,6 +11227,17 @@ pub mod structures {
                 data_length,
                 flags,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -11417,6 +11603,17 @@ pub mod structures {
                 index_crc32c,
                 trailer_magic,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -11860,6 +12057,17 @@ pub mod structures {
                 layout_tag,
                 rank,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -12454,6 +12662,60 @@ pub mod structures {
                 self.fixed_header.flags.0 &= !16;
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[
+            "quantization",
+            "shard",
+            "statistics",
+            "extension_type",
+            "composite_member",
+        ];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.fixed_header;
+                x.sync_length_prefixes()?;
+            }
+            {
+                let x = &mut self.layout_fields;
+                x.sync_length_prefixes()?;
+            }
+            {
+                let x = &mut self.buffer_table;
+                x.sync_length_prefixes()?;
+            }
+            if let Some(x) = &mut self.quantization {
+                x.sync_length_prefixes()?;
+            }
+            if let Some(x) = &mut self.shard {
+                x.sync_length_prefixes()?;
+            }
+            if let Some(x) = &mut self.statistics {
+                x.sync_length_prefixes()?;
+            }
+            if let Some(x) = &mut self.extension_type {
+                x.sync_length_prefixes()?;
+            }
+            if let Some(x) = &mut self.composite_member {
+                x.sync_length_prefixes()?;
+            }
+            let __len = self.encoded_len();
+            self.fixed_header.descriptor_length = <u32>::try_from(__len)
+                .map_err(|_| crate::error::Error::fmt(
+                    crate::generated::rules::Rule::Hdr5,
+                    0,
+                    format_args!(
+                        "the {} encodes to {} bytes, more than its {} length prefix holds",
+                        "Tensor descriptor", __len, "u32"
+                    ),
+                ))?;
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -12678,6 +12940,12 @@ pub mod structures {
             v: &crate::value::Value,
             path: &str,
         ) -> Result<Self, crate::value::ValueError> {
+            let __with_prefix = crate::value::de::placeholder(
+                v,
+                &["fixed_header", "descriptor_length"],
+            );
+            let __computed_prefix = __with_prefix.is_some();
+            let v: &crate::value::Value = __with_prefix.as_ref().unwrap_or(v);
             let f_fixed_header = {
                 let __x = crate::value::de::field(v, path, "fixed_header")?;
                 let __p = format!("{}.{}", path, "fixed_header");
@@ -12745,7 +13013,7 @@ pub mod structures {
                 }
                 None => None,
             };
-            Ok(Descriptor {
+            let mut __out = Descriptor {
                 fixed_header: f_fixed_header,
                 shape: f_shape,
                 byte_offset: f_byte_offset,
@@ -12757,7 +13025,19 @@ pub mod structures {
                 extension_type: f_extension_type,
                 composite_member: f_composite_member,
                 skipped: crate::value::de::skipped(v),
-            })
+            };
+            if __computed_prefix {
+                let __len = __out.encoded_len();
+                __out.fixed_header.descriptor_length = <u32>::try_from(__len)
+                    .map_err(|_| crate::value::ValueError::new(
+                        &format!("{}.{}", path, "fixed_header.descriptor_length"),
+                        format!(
+                            "the {} encodes to {} bytes, more than its {} length prefix holds",
+                            "Tensor descriptor", __len, "u32"
+                        ),
+                    ))?;
+            }
+            Ok(__out)
         }
     }
     /// What a parse of `layout_strided` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
@@ -12860,6 +13140,17 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(strides: Vec<i64>) -> Self {
             LayoutStrided { strides }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -13349,6 +13640,24 @@ pub mod structures {
                 nested: None,
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[
+            "outer_strides",
+            "inner_strides",
+            "nested",
+        ];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            if let Some(x) = &mut self.nested {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -13674,6 +13983,17 @@ pub mod structures {
         pub fn new(morton_bits: Vec<u32>) -> Self {
             LayoutMorton { morton_bits }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -13910,6 +14230,17 @@ pub mod structures {
         pub fn new(nnz: u64, is_sorted: u8) -> Self {
             LayoutCoo { nnz, is_sorted }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -14118,6 +14449,17 @@ pub mod structures {
         pub fn new(nnz: u64) -> Self {
             LayoutCsr { nnz }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -14309,6 +14651,17 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(nnz: u64) -> Self {
             LayoutCsc { nnz }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -14505,6 +14858,17 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(nnz: u64, mode_order: Vec<u32>) -> Self {
             LayoutCsf { nnz, mode_order }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -14889,6 +15253,17 @@ pub mod structures {
                 block_table_index_type,
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -15247,6 +15622,17 @@ pub mod structures {
                 member_count,
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -15495,6 +15881,17 @@ pub mod structures {
                 hilbert_rank,
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -15710,6 +16107,17 @@ pub mod structures {
                 extension_layout_id,
                 extension_data,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -15934,6 +16342,21 @@ pub mod structures {
         #[allow(clippy::too_many_arguments, clippy::new_without_default)]
         pub fn new(payload: SchemeVariant) -> Self {
             QuantizationSection { payload }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.payload;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -16211,6 +16634,17 @@ pub mod structures {
                 scheme_version,
                 flags,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -16526,6 +16960,21 @@ pub mod structures {
                 zero_point,
                 skipped: Vec::new(),
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.header;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -16959,6 +17408,21 @@ pub mod structures {
                 scale_type_tag,
                 skipped: Vec::new(),
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.header;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -17474,6 +17938,21 @@ pub mod structures {
                 skipped: Vec::new(),
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.header;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -17880,6 +18359,21 @@ pub mod structures {
                 skipped: Vec::new(),
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.header;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -18259,6 +18753,21 @@ pub mod structures {
                 skipped: Vec::new(),
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.header;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -18533,6 +19042,21 @@ pub mod structures {
                 skipped: Vec::new(),
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.header;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -18747,6 +19271,17 @@ pub mod structures {
                 parent_shape,
                 shard_offset,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -19266,6 +19801,17 @@ pub mod structures {
                 has_nan,
                 has_inf,
             }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
         }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
@@ -19877,6 +20423,17 @@ pub mod structures {
                 has_inf,
             }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -20213,6 +20770,17 @@ pub mod structures {
         pub fn new(member_role: crate::wire::TagValue<super::tags::MemberRole>) -> Self {
             CompositeMember { member_role }
         }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
         /// W4: data declaring version `v` on `axis` carries every field appended on that
         /// axis up to `v`; give those that are absent their documented defaults, here and
         /// in every nested structure.
@@ -20498,6 +21066,21 @@ pub mod structures {
                 KvValueVariant::Bytes(x) => x.fill_defaults(axis, v),
                 KvValueVariant::Array(x) => x.fill_defaults(axis, v),
                 _ => {}
+            }
+        }
+        /// The selected structure's own length prefixes, computed (see its
+        /// `sync_length_prefixes`).
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            #[allow(unreachable_patterns)]
+            match self {
+                KvValueVariant::String(x) => x.sync_length_prefixes(),
+                KvValueVariant::Int64(x) => x.sync_length_prefixes(),
+                KvValueVariant::Uint64(x) => x.sync_length_prefixes(),
+                KvValueVariant::Float64(x) => x.sync_length_prefixes(),
+                KvValueVariant::Bool(x) => x.sync_length_prefixes(),
+                KvValueVariant::Bytes(x) => x.sync_length_prefixes(),
+                KvValueVariant::Array(x) => x.sync_length_prefixes(),
+                _ => Ok(()),
             }
         }
         /// W1/W2 for the selected structure (see its `version_needed`).
@@ -21025,6 +21608,25 @@ pub mod structures {
                 LayoutVariant::Hilbert(x) => x.fill_defaults(axis, v),
                 LayoutVariant::Private(_, x) => x.fill_defaults(axis, v),
                 _ => {}
+            }
+        }
+        /// The selected structure's own length prefixes, computed (see its
+        /// `sync_length_prefixes`).
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            #[allow(unreachable_patterns)]
+            match self {
+                LayoutVariant::Strided(x) => x.sync_length_prefixes(),
+                LayoutVariant::Tiled(x) => x.sync_length_prefixes(),
+                LayoutVariant::Morton(x) => x.sync_length_prefixes(),
+                LayoutVariant::Coo(x) => x.sync_length_prefixes(),
+                LayoutVariant::Csr(x) => x.sync_length_prefixes(),
+                LayoutVariant::Csc(x) => x.sync_length_prefixes(),
+                LayoutVariant::Csf(x) => x.sync_length_prefixes(),
+                LayoutVariant::BlockPaged(x) => x.sync_length_prefixes(),
+                LayoutVariant::Composite(x) => x.sync_length_prefixes(),
+                LayoutVariant::Hilbert(x) => x.sync_length_prefixes(),
+                LayoutVariant::Private(_, x) => x.sync_length_prefixes(),
+                _ => Ok(()),
             }
         }
         /// W1/W2 for the selected structure (see its `version_needed`).
@@ -21567,6 +22169,20 @@ pub mod structures {
                 SchemeVariant::Mxfp(x) => x.fill_defaults(axis, v),
                 SchemeVariant::Private(_, x) => x.fill_defaults(axis, v),
                 _ => {}
+            }
+        }
+        /// The selected structure's own length prefixes, computed (see its
+        /// `sync_length_prefixes`).
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            #[allow(unreachable_patterns)]
+            match self {
+                SchemeVariant::PerTensorAffine(x) => x.sync_length_prefixes(),
+                SchemeVariant::PerChannelAffine(x) => x.sync_length_prefixes(),
+                SchemeVariant::PerBlockAffine(x) => x.sync_length_prefixes(),
+                SchemeVariant::Nf4(x) => x.sync_length_prefixes(),
+                SchemeVariant::Mxfp(x) => x.sync_length_prefixes(),
+                SchemeVariant::Private(_, x) => x.sync_length_prefixes(),
+                _ => Ok(()),
             }
         }
         /// W1/W2 for the selected structure (see its `version_needed`).
