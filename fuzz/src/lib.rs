@@ -1,7 +1,7 @@
 //! The fuzz harness: what each fuzz target does with one input, the allocation budget every
 //! decoder keeps, the seeds derived from `tests/corpus` and `spec/`, and the dictionary
 //! derived from the spec's tables. The cargo-fuzz targets in `fuzz_targets/` are one line
-//! each over these functions, and the workspace's `tests/fuzz_replay.rs` includes this very
+//! each over these functions, and the workspace's test binary (`tests/it/`) includes this very
 //! file to replay the corpora and regression inputs through the same code on stable Rust.
 //!
 //! Every function here panics exactly when it finds a bug: a decoder that panics, hangs,
@@ -9,10 +9,10 @@
 //! accepts a descriptor it does not re-encode byte for byte.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hurray_codegen::amend::{AxisNames, classify, rules, snapshot};
 use hurray_codegen::diag::Diagnostics;
@@ -22,49 +22,73 @@ use hurray_codegen::source::SourceMap;
 // ---------------------------------------------------------------------------------------
 // Allocation accounting.
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// The bytes this thread allocated and has not freed, and their peak since the last
+    /// measurement began. Each thread counts its own, so a measurement sees only the code it
+    /// runs, whatever other threads of the process (other tests of a test binary) do. Signed:
+    /// a thread may free what another allocated. Constant-initialised cells without a
+    /// destructor, so the allocator can reach them at any time without allocating.
+    static CURRENT: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 
-/// A global allocator that counts live bytes and their peak; install it with
-/// `#[global_allocator]` in each binary that runs the harness.
+/// A global allocator that counts each thread's live bytes and their peak; install it with
+/// `#[global_allocator]` in each binary that runs the harness (the fuzz targets, the
+/// workspace's test binary).
 #[derive(Debug)]
 pub struct Counting;
 
-fn grew(n: usize) {
-    let now = CURRENT.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
+/// Count `delta` bytes more (or fewer) live on the calling thread.
+fn count(delta: isize) {
+    // A thread being torn down may still allocate or free; its counts no longer matter.
+    let _ = CURRENT.try_with(|c| {
+        let now = c.get().wrapping_add(delta);
+        c.set(now);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
+    });
+}
+
+/// A layout's size as a count (a layout's size never exceeds `isize::MAX`).
+fn bytes(n: usize) -> isize {
+    n as isize
 }
 
 // SAFETY: every call is forwarded to `System` unchanged; only sizes are counted.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
+        count(bytes(l.size()));
         // SAFETY: forwarded with the caller's layout.
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        CURRENT.fetch_sub(l.size(), Ordering::Relaxed);
+        count(-bytes(l.size()));
         // SAFETY: `p` came from `System.alloc` with this layout.
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        grew(l.size());
+        count(bytes(l.size()));
         // SAFETY: forwarded with the caller's layout.
         unsafe { System.alloc_zeroed(l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new >= l.size() {
-            grew(new - l.size());
-        } else {
-            CURRENT.fetch_sub(l.size() - new, Ordering::Relaxed);
-        }
+        count(bytes(new).wrapping_sub(bytes(l.size())));
         // SAFETY: `p` came from `System` with layout `l`.
         unsafe { System.realloc(p, l, new) }
     }
 }
 
+/// Run `f` on the calling thread: its result, and the peak of the bytes the thread held
+/// during it beyond those it held before. Without [`Counting`] installed the peak is 0.
+pub fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = CURRENT.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    let out = f();
+    let peak = PEAK.with(Cell::get).saturating_sub(base);
+    (out, usize::try_from(peak).unwrap_or(0))
+}
+
 /// What a decoder may allocate for an input of `len` bytes: a small multiple of it, plus a
-/// constant for its own tables (the bound of `tests/robustness.rs`).
+/// constant for its own tables (the bound of `tests/it/robustness.rs`).
 pub fn budget(len: usize) -> usize {
     16 * len + 256 * 1024
 }
@@ -89,10 +113,7 @@ fn within_owned_budget<T>(len: usize, what: &str, f: impl FnOnce() -> T) -> T {
 }
 
 fn measured<T>(len: usize, what: &str, limit: usize, f: impl FnOnce() -> T) -> T {
-    let base = CURRENT.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let out = f();
-    let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+    let (out, peak) = peak_of(f);
     assert!(
         peak <= limit,
         "{what}: {peak} bytes allocated for a {len}-byte input (budget {limit})"
@@ -1183,7 +1204,7 @@ pub fn dictionary(spec: &Spec) -> String {
     let mut seen = BTreeSet::new();
     let mut out = String::from(
         "# libFuzzer dictionary of the Hurray format, derived from spec/ by the fuzz harness.\n\
-         # Written to fuzz/corpus/hurray.dict by: FUZZ_SEEDS=1 cargo test --test fuzz_replay\n",
+         # Written to fuzz/corpus/hurray.dict by: FUZZ_SEEDS=1 cargo test --test it fuzz_replay::\n",
     );
     for (what, bytes) in entries {
         if bytes.is_empty() || !seen.insert(bytes.clone()) {

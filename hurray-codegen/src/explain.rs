@@ -6,7 +6,7 @@
 //!
 //! - a reader rule's example is a vector of `tests/corpus/reject/` that breaks it: its bytes
 //!   around the rejected offset, the error line `hurray decode` prints (recorded in the
-//!   manifest, checked by `tests/rejects.rs`), and the fix: the valid base the vector was
+//!   manifest, checked by `tests/it/rejects.rs`), and the fix: the valid base the vector was
 //!   made from, with the patched field's valid bytes;
 //! - a lint's example is the fixture of `tests/fixtures/` that reports it: its edit of
 //!   `spec/` as a TOML snippet, the diagnostic `check` reports for it (run here, so it is
@@ -1007,7 +1007,7 @@ impl Drop for Scratch {
     }
 }
 
-/// Apply a fixture to a copy of the repository's spec and check it, as `tests/lints.rs`
+/// Apply a fixture to a copy of the repository's spec and check it, as `tests/it/lints.rs`
 /// does: every diagnostic, located in the edited tree.
 fn run_fixture(
     root: &Path,
