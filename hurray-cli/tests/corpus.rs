@@ -25,7 +25,8 @@ fn manifest(kind: &str) -> serde_json::Map<String, J> {
 
 /// A manifest's message with the placeholder of an axis (`${descriptor}`: the manifest names
 /// the version a reader acts at by it, so that an amendment of the spec leaves it as it is)
-/// replaced by the axis's current version in the runtime this binary is built on.
+/// replaced by the axis's current version in the runtime this binary is built on, and a rule's
+/// text (`${text:ID}`: it states facts an amendment changes) by the runtime's text of it.
 fn expanded(message: &str) -> String {
     let mut out = String::new();
     let mut rest = message;
@@ -34,6 +35,13 @@ fn expanded(message: &str) -> String {
         let (name, after) = rest[at + 2..]
             .split_once('}')
             .unwrap_or_else(|| panic!("an unclosed placeholder in `{message}`"));
+        if let Some(id) = name.strip_prefix("text:") {
+            let rule = hurray_runtime::rules::Rule::from_id(id)
+                .unwrap_or_else(|| panic!("`${{{name}}}` in `{message}` names no rule"));
+            out.push_str(rule.text());
+            rest = after;
+            continue;
+        }
         let axis = Axis::from_name(name)
             .unwrap_or_else(|| panic!("`${{{name}}}` in `{message}` names no axis"));
         out.push_str(&axis.style().show(axis.current()));

@@ -22,7 +22,8 @@
 //!   `${free-bit:descriptor_flags}`, and the latest release record's `${release}` (label),
 //!   `${record}` and `${record+1}` (file stems), `${sequence}`, `${sequence+1}`,
 //!   `${previous}`, `${fingerprint}` and `${fingerprint.short}`; `${carry-all}` is an S5
-//!   migration's `[[carry]]` of every space, flag set and structure;
+//!   migration's `[[carry]]` of every space, flag set and structure; `${text:F10}` is a rule's
+//!   text as the loader wrote it in (the reject manifest quotes texts by it);
 //! - every name an overlay adds starts with `x_` (`X_` for a flag bit, `X-` for a rule id), a
 //!   convention no real amendment follows, so no real amendment allocates it first.
 //!
@@ -216,6 +217,11 @@ impl Vars {
             carry.push_str(&format!("[[carry]]\n{kind} = \"{name}\"\n\n"));
         }
         values.insert("carry-all".into(), carry);
+        // Every rule's text as the loader wrote it in (its placeholders filled from the
+        // tables), so what quotes a text (the reject manifest) follows an amendment.
+        for rule in &spec.rules {
+            values.insert(format!("text:{}", rule.id), rule.text.clone());
+        }
         Vars { values }
     }
 

@@ -419,3 +419,82 @@ fn check_and_the_compatibility_page_state_each_axis_posture() {
         );
     }
 }
+
+/// `hurray-spec migration AXIS` writes the complete skeleton of a major bump's S5
+/// migration: for `byte_offset` turned signed at the next descriptor major, everything is
+/// carried or mapped to itself but that field, which `check` then names as the one item left;
+/// filled in, the migration passes with the narrowing warning. An existing file is left alone
+/// unless `--force`.
+#[test]
+fn migration_writes_the_skeleton_check_names_what_is_left_to_fill() {
+    let tree = fixture("s5-narrowing");
+    let spec = tree.to_str().unwrap();
+    let file = tree.join("migrations/descriptor-1-to-2.toml");
+    std::fs::remove_file(&file).expect("the fixture's migration is removed");
+
+    let missing = hurray_spec(&["check", "--spec", spec, "--format", "json"]);
+    assert_eq!(missing.status.code(), Some(1), "{}", stderr(&missing));
+    assert!(stdout(&missing).contains("s5-missing-migration"));
+
+    let written = hurray_spec(&["migration", "descriptor", "--spec", spec]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    assert!(
+        stdout(&written).contains("descriptor-1-to-2.toml"),
+        "{}",
+        stdout(&written)
+    );
+    let skeleton = std::fs::read_to_string(&file).expect("the skeleton is written");
+    assert_eq!(
+        skeleton.matches("to = \"\"").count(),
+        1,
+        "one item to fill: {skeleton}"
+    );
+
+    let j: J =
+        serde_json::from_slice(&hurray_spec(&["check", "--spec", spec, "--format", "json"]).stdout)
+            .unwrap();
+    let s5: Vec<&J> = j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "S5" && d["level"] == "error")
+        .collect();
+    assert_eq!(s5.len(), 1, "{s5:#?}");
+    assert_eq!(s5[0]["lint"], "s5-incomplete-migration");
+    assert!(
+        s5[0]["help"]
+            .as_str()
+            .is_some_and(|h| h.ends_with("unmapped: field descriptor.byte_offset")),
+        "{}",
+        s5[0]
+    );
+
+    let filled = skeleton.replacen(
+        &skeleton[skeleton.find("to = \"\"").unwrap()..]
+            .lines()
+            .next()
+            .unwrap()
+            .to_string(),
+        "to = \"descriptor.byte_offset\"",
+        1,
+    );
+    std::fs::write(&file, filled).expect("the skeleton is filled");
+    let clean = hurray_spec(&["check", "--spec", spec]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stdout(&clean));
+    assert!(
+        stdout(&clean).contains("warning[s5-narrowing]"),
+        "{}",
+        stdout(&clean)
+    );
+
+    let again = hurray_spec(&["migration", "descriptor", "--spec", spec]);
+    assert_eq!(
+        again.status.code(),
+        Some(1),
+        "an existing file is left alone"
+    );
+    assert!(stderr(&again).contains("--force"), "{}", stderr(&again));
+    let forced = hurray_spec(&["migration", "descriptor", "--spec", spec, "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), skeleton);
+}

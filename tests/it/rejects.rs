@@ -624,7 +624,27 @@ impl Versions {
         }
     }
 
-    /// A stored message with its placeholders expanded.
+    /// `message` with the rule's text replaced by `${text:ID}`: a rule text states facts an
+    /// amendment changes (the unallocated values of a space, the reserved bits of a flag set),
+    /// which the loader writes in from the tables.
+    fn rule_text(message: &str) -> String {
+        let Some((head, tail)) = message.split_once(" (rule ") else {
+            return message.to_string();
+        };
+        let Some((id, rest)) = tail.split_once(": ") else {
+            return message.to_string();
+        };
+        let Some(rule) = Rule::from_id(id) else {
+            return message.to_string();
+        };
+        match rest.strip_prefix(rule.text()) {
+            Some(after) => format!("{head} (rule {id}: ${{text:{id}}}{after}"),
+            None => message.to_string(),
+        }
+    }
+
+    /// A stored message with its placeholders expanded (the versions and the rules' texts,
+    /// from the spec).
     fn expand(&self, stored: &str) -> String {
         self.vars
             .expand(stored)
@@ -644,7 +664,7 @@ fn manifest_of(vs: &[Vector]) -> String {
                 "offset": v.offset,
                 "config": config_json(&v.config),
                 "description": v.description,
-                "message": versions.placeholders(&v.message),
+                "message": Versions::rule_text(&versions.placeholders(&v.message)),
                 "patched": v.patched.iter().map(|p| json!({
                     "path": p.path,
                     "offset": p.offset,

@@ -706,7 +706,7 @@ pub fn scaffold(
     Some(format!(
         "[migration]\naxis = {}\nfrom = {from}\nto = {}\nnote = \"\"  # what changes and why\n\n\
          # Items whose every part survives unchanged, carried whole.\n{carry}\
-         # Items of the parts that changed, one entry each: fill every `to = \"\"`.\n{entries}",
+         # Items of the parts that changed, one entry each: fill every empty `to`.\n{entries}",
         quote(axis),
         from + 1
     ))

@@ -552,7 +552,13 @@ offset = 4
         let steps = spec.own_prefix(id).expect("x_length is its own prefix");
         assert_eq!(steps, vec![(id, 0)]);
         // The descriptor's prefix is a field of the structure its first field holds.
-        let d = spec.structure_id("descriptor").unwrap();
+        // The structure the overlay appends the section to (the descriptor).
+        let d = spec
+            .structures
+            .iter()
+            .position(|s| s.fields.iter().any(|f| f.name == "x_provenance"))
+            .map(|i| crate::model::StructId(i as u32))
+            .unwrap();
         assert_eq!(spec.own_prefix(d).map(|s| s.len()), Some(2));
         let code = super::owned(spec, id).to_string().replace(' ', "");
         // `sync_length_prefixes` and a `from_value` without the prefix both compute it.
