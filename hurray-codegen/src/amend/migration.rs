@@ -197,6 +197,28 @@ enum ItemKind {
     Field,
 }
 
+impl ItemKind {
+    /// What an item of this kind is called in a finding.
+    fn noun(self) -> &'static str {
+        match self {
+            ItemKind::Tag => "tag value",
+            ItemKind::Bit => "flag bit",
+            ItemKind::Field => "field",
+        }
+    }
+}
+
+/// One `[[tag]]`, `[[bit]]` or `[[field]]` entry, as the checks every entry shares see it.
+struct Listed<'m> {
+    kind: ItemKind,
+    span: Range<usize>,
+    /// The item within its kind: (space, value), (flag set, bit) or (structure, field).
+    key: (String, String),
+    what: String,
+    to: &'m Option<String>,
+    dropped: bool,
+}
+
 /// S5, semantically: every entry names an item of the prior major (`base`) on the migrated
 /// axis, every `to` names an item of the new major (`cur`) whose type can hold the value, no
 /// item is mapped twice or both mapped and dropped, and a carried space, flag set or
@@ -220,172 +242,143 @@ pub fn problems(
     };
     let unknown_help = "S5 maps the items of the prior major's last release: name one of them (`hurray-spec migration` writes every one)";
     let target_help = "a `to` names an item of the new major: `\"SPACE 0xNN\"` for a tag value, `\"FLAGS BIT_NAME\"` for a flag bit, `\"STRUCTURE.FIELD\"` for a field; or write `dropped = true`";
-    let mut seen: Vec<(ItemKind, String, String)> = Vec::new();
-    let mut first = |kind: ItemKind, group: &str, item: &str| {
-        let key = (kind, group.to_string(), item.to_string());
-        if seen.contains(&key) {
-            false
-        } else {
-            seen.push(key);
-            true
-        }
-    };
-    let both = "write either `to` or `dropped = true`: an item that survives has one counterpart, one that does not has none";
 
-    for entry in &m.tag {
-        let (x, span) = (entry.get_ref(), entry.span());
-        let what = format!("tag {} {:#04x}", x.space, x.value);
-        let space = base
+    // Every entry, whatever it maps, as what the shared checks need; a field also keeps its
+    // released type, for the type check.
+    let tags = m.tag.iter().map(|e| {
+        let x = e.get_ref();
+        let known = base
             .space
             .iter()
-            .find(|s| s.name == x.space && under(&s.axis));
-        if space.is_none_or(|s| !s.tag.iter().any(|t| t.value == x.value)) {
-            problem(
-                &lints::S5_UNKNOWN_ITEM,
-                span,
-                format!(
-                    "{what} is no tag value of major {} on `{axis}`",
-                    m.migration.from
-                ),
-                unknown_help,
-            );
-            continue;
-        }
-        if !first(ItemKind::Tag, &x.space, &x.value.to_string()) {
-            problem(
-                &lints::S5_CONTRADICTION,
-                span,
-                format!("{what} is mapped twice"),
-                "map each item once",
-            );
-            continue;
-        }
-        match (&x.to, x.dropped) {
-            (Some(_), true) => problem(
-                &lints::S5_CONTRADICTION,
-                span,
-                format!("{what} is both mapped (`to`) and dropped"),
-                both,
-            ),
-            (Some(to), false) if !to.is_empty() && !tag_exists(cur, to) => problem(
-                &lints::S5_UNKNOWN_TARGET,
-                span,
-                format!("{what} is mapped to `{to}`, which is no tag value of the new major"),
-                target_help,
-            ),
-            _ => {}
-        }
-    }
-    for entry in &m.bit {
-        let (x, span) = (entry.get_ref(), entry.span());
-        let what = format!("bit {} {}", x.flags, x.bit);
-        let set = base
+            .find(|s| s.name == x.space && under(&s.axis))
+            .is_some_and(|s| s.tag.iter().any(|t| t.value == x.value));
+        let entry = Listed {
+            kind: ItemKind::Tag,
+            span: e.span(),
+            key: (x.space.clone(), x.value.to_string()),
+            what: format!("tag {} {:#04x}", x.space, x.value),
+            to: &x.to,
+            dropped: x.dropped,
+        };
+        (entry, known.then_some(None))
+    });
+    let bits = m.bit.iter().map(|e| {
+        let x = e.get_ref();
+        let known = base
             .flags
             .iter()
-            .find(|f| f.name == x.flags && under(&f.axis));
-        if set.is_none_or(|f| !f.bit.iter().any(|b| b.bit == x.bit)) {
-            problem(
-                &lints::S5_UNKNOWN_ITEM,
-                span,
-                format!(
-                    "{what} is no flag bit of major {} on `{axis}`",
-                    m.migration.from
-                ),
-                unknown_help,
-            );
-            continue;
-        }
-        if !first(ItemKind::Bit, &x.flags, &x.bit.to_string()) {
-            problem(
-                &lints::S5_CONTRADICTION,
-                span,
-                format!("{what} is mapped twice"),
-                "map each item once",
-            );
-            continue;
-        }
-        match (&x.to, x.dropped) {
-            (Some(_), true) => problem(
-                &lints::S5_CONTRADICTION,
-                span,
-                format!("{what} is both mapped (`to`) and dropped"),
-                both,
-            ),
-            (Some(to), false) if !to.is_empty() && !bit_exists(cur, to) => problem(
-                &lints::S5_UNKNOWN_TARGET,
-                span,
-                format!("{what} is mapped to `{to}`, which is no flag bit of the new major"),
-                target_help,
-            ),
-            _ => {}
-        }
-    }
-    for entry in &m.field {
-        let (x, span) = (entry.get_ref(), entry.span());
-        let what = format!("field {}.{}", x.structure, x.field);
+            .find(|f| f.name == x.flags && under(&f.axis))
+            .is_some_and(|f| f.bit.iter().any(|b| b.bit == x.bit));
+        let entry = Listed {
+            kind: ItemKind::Bit,
+            span: e.span(),
+            key: (x.flags.clone(), x.bit.to_string()),
+            what: format!("bit {} {}", x.flags, x.bit),
+            to: &x.to,
+            dropped: x.dropped,
+        };
+        (entry, known.then_some(None))
+    });
+    let fields = m.field.iter().map(|e| {
+        let x = e.get_ref();
         let old = base
             .structure
             .iter()
             .find(|s| s.name == x.structure && under(&s.axis))
             .and_then(|s| s.field.iter().find(|f| f.name == x.field));
-        let Some(old) = old else {
+        let entry = Listed {
+            kind: ItemKind::Field,
+            span: e.span(),
+            key: (x.structure.clone(), x.field.clone()),
+            what: format!("field {}.{}", x.structure, x.field),
+            to: &x.to,
+            dropped: x.dropped,
+        };
+        (entry, old.map(Some))
+    });
+
+    let mut seen: Vec<(ItemKind, (String, String))> = Vec::new();
+    for (x, old) in tags.chain(bits).chain(fields) {
+        // `None`: no such item in the release; `Some(field)`: known (a field's own type).
+        let Some(old_field) = old else {
             problem(
                 &lints::S5_UNKNOWN_ITEM,
-                span,
+                x.span,
                 format!(
-                    "{what} is no field of major {} on `{axis}`",
+                    "{} is no {} of major {} on `{axis}`",
+                    x.what,
+                    x.kind.noun(),
                     m.migration.from
                 ),
                 unknown_help,
             );
             continue;
         };
-        if !first(ItemKind::Field, &x.structure, &x.field) {
+        let key = (x.kind, x.key);
+        if seen.contains(&key) {
             problem(
                 &lints::S5_CONTRADICTION,
-                span,
-                format!("{what} is mapped twice"),
+                x.span,
+                format!("{} is mapped twice", x.what),
                 "map each item once",
             );
             continue;
         }
-        match (&x.to, x.dropped) {
-            (Some(_), true) => problem(
-                &lints::S5_CONTRADICTION,
-                span,
-                format!("{what} is both mapped (`to`) and dropped"),
-                both,
-            ),
-            (Some(to), false) if !to.is_empty() => match field(cur, to) {
-                None => problem(
-                    &lints::S5_UNKNOWN_TARGET,
-                    span,
-                    format!("{what} is mapped to `{to}`, which is no field of the new major"),
-                    target_help,
+        seen.push(key);
+        let to = match (x.to, x.dropped) {
+            (Some(_), true) => {
+                problem(
+                    &lints::S5_CONTRADICTION,
+                    x.span,
+                    format!("{} is both mapped (`to`) and dropped", x.what),
+                    "write either `to` or `dropped = true`: an item that survives has one counterpart, one that does not has none",
+                );
+                continue;
+            }
+            (Some(to), false) if !to.is_empty() => to,
+            _ => continue,
+        };
+        let exists = match x.kind {
+            ItemKind::Tag => tag_exists(cur, to),
+            ItemKind::Bit => bit_exists(cur, to),
+            ItemKind::Field => field(cur, to).is_some(),
+        };
+        if !exists {
+            problem(
+                &lints::S5_UNKNOWN_TARGET,
+                x.span,
+                format!(
+                    "{} is mapped to `{to}`, which is no {} of the new major",
+                    x.what,
+                    x.kind.noun()
                 ),
-                Some(new) => match holds(&old.ty, &new.ty) {
-                    Holds::All => {}
-                    Holds::Some => problem(
-                        &lints::S5_NARROWING,
-                        span,
-                        format!(
-                            "{what} ({}) is mapped to `{to}` ({}), which cannot hold every value of it",
-                            old.ty, new.ty
-                        ),
-                        "a value outside the new type's range cannot migrate (a migration refuses it, naming the field); widen the new field if such values occur",
-                    ),
-                    Holds::None => problem(
-                        &lints::S5_TYPE_MISMATCH,
-                        span,
-                        format!(
-                            "{what} ({}) is mapped to `{to}` ({}), whose type cannot hold its values",
-                            old.ty, new.ty
-                        ),
-                        "map it onto a field of a compatible type (an integer onto an integer, a float onto a float, anything else onto the same type), or drop it",
-                    ),
-                },
-            },
-            _ => {}
+                target_help,
+            );
+            continue;
+        }
+        let (Some(old), Some(new)) = (old_field, field(cur, to)) else {
+            continue;
+        };
+        match holds(&old.ty, &new.ty) {
+            Holds::All => {}
+            Holds::Some => problem(
+                &lints::S5_NARROWING,
+                x.span,
+                format!(
+                    "{} ({}) is mapped to `{to}` ({}), which cannot hold every value of it",
+                    x.what, old.ty, new.ty
+                ),
+                "a value outside the new type's range cannot migrate (a migration refuses it, naming the field); widen the new field if such values occur",
+            ),
+            Holds::None => problem(
+                &lints::S5_TYPE_MISMATCH,
+                x.span,
+                format!(
+                    "{} ({}) is mapped to `{to}` ({}), whose type cannot hold its values",
+                    x.what, old.ty, new.ty
+                ),
+                "map it onto a field of a compatible type (an integer onto an integer, a float onto a float, anything else onto the same type), or drop it",
+            ),
         }
     }
 
