@@ -484,60 +484,9 @@ mod tests {
         let work = std::env::temp_dir().join(format!("hurray-own-prefix-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&work);
         std::fs::create_dir_all(&work).unwrap();
-        let edit = work.join("edit.toml");
-        std::fs::write(
-            &edit,
-            r#"description = "a new flag-gated section framed by its own length prefix"
-
-[[bump]]
-axis = "descriptor"
-
-[[edit]]
-file = "flags/descriptor.toml"
-flags = "descriptor_flags"
-append = '''
-[[flags.bit]]
-bit = ${free-bit:descriptor_flags}
-name = "X_HAS_PROVENANCE"
-title = "a provenance section follows"
-since = "${descriptor+minor}"
-'''
-
-[[edit]]
-file = "structures/descriptor.toml"
-structure = "descriptor"
-append = '''
-[[structure.field]]
-name = "x_provenance"
-type = "struct:x_provenance"
-since = "${descriptor+minor}"
-present_if = { field = "fixed_header.flags", has_bit = "X_HAS_PROVENANCE" }
-'''
-
-[[edit]]
-file = "structures/descriptor.toml"
-append = '''
-
-[[structure]]
-name = "x_provenance"
-title = "Provenance section"
-axis = "descriptor"
-since = "${descriptor+minor}"
-framing = { length_prefixed = "x_provenance.x_length", covers = "whole", rule = "LEN-1" }
-
-[[structure.field]]
-name = "x_length"
-type = "u32"
-offset = 0
-
-[[structure.field]]
-name = "id"
-type = "u64"
-offset = 4
-'''
-"#,
-        )
-        .unwrap();
+        // The amendment fixture a spec editor's new self-prefixed section is tested by.
+        let edit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/amendments/new-self-prefixed-section/edit.toml");
         let m = crate::overlay::materialize(&root, &edit, &work).unwrap();
         let loaded = crate::load(&m.tree).unwrap();
         std::fs::remove_dir_all(&work).unwrap();
