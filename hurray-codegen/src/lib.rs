@@ -27,6 +27,7 @@ pub mod model;
 /// tests: for this repository's tests, not a public API.
 #[doc(hidden)]
 pub mod overlay;
+pub mod playbook;
 pub mod raw;
 pub mod render;
 pub mod schema;

@@ -9,16 +9,11 @@
 //! diagnostics and exits 1, and building the runtime fails with them once.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::common::workspace::{cargo, cargo_in, copy_sources, target_dir};
 use crate::common::{root, stderr, stdout};
 use serde_json::Value as J;
-
-/// The cargo running the tests (cargo sets `CARGO` for the processes it runs).
-fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-}
 
 /// The workspace's packages by id, and each package's dependencies with their kinds.
 struct Graph {
@@ -157,63 +152,6 @@ fn nothing_generated_from_the_spec_is_in_the_checkers_build_graph() {
 
 // ---------------------------------------------------------------------------------------
 // End to end, in a copy of the workspace.
-
-/// The target directory the tests were built in (`…/target/debug/hurray-spec` → `…/target`).
-fn target_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_hurray-spec"))
-        .parent()
-        .and_then(Path::parent)
-        .expect("the binary is in <target>/<profile>/")
-        .to_path_buf()
-}
-
-/// Copy a tree, without `target/` and `.git/`, keeping each file's modification time so that
-/// cargo, which fingerprints path dependencies by it, reuses an earlier build of the copy.
-fn copy_sources(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let name = e.file_name();
-        if name == "target" || name == ".git" {
-            continue;
-        }
-        let (src, dst) = (e.path(), to.join(&name));
-        let kind = e.file_type().unwrap();
-        if kind.is_symlink() {
-            // A link inside the tree (a crate embedding spec/) stays a link in the copy.
-            #[cfg(unix)]
-            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
-            #[cfg(not(unix))]
-            if src.is_dir() {
-                copy_sources(&src, &dst);
-            } else {
-                std::fs::copy(&src, &dst).unwrap();
-            }
-        } else if kind.is_dir() {
-            copy_sources(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-            let modified = std::fs::metadata(&src).unwrap().modified().unwrap();
-            std::fs::File::options()
-                .write(true)
-                .open(&dst)
-                .unwrap()
-                .set_modified(modified)
-                .unwrap();
-        }
-    }
-}
-
-/// Run cargo in the copy, offline, with the copy's own target directory.
-fn cargo_in(workspace: &Path, target: &Path, args: &[&str]) -> Output {
-    cargo()
-        .args(args)
-        .current_dir(workspace)
-        .env("CARGO_TARGET_DIR", target)
-        .env_remove("CARGO_MAKEFLAGS")
-        .output()
-        .expect("cargo runs")
-}
 
 #[test]
 #[ignore = "builds the checker and the runtime in a copy of the workspace (minutes); .ci/run runs it with --ignored"]

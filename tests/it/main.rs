@@ -28,6 +28,7 @@ mod lints;
 mod mutations;
 mod nested_levels;
 mod obligations;
+mod playbook;
 mod reader_pinning;
 mod rejects;
 mod robustness;

@@ -8,6 +8,7 @@ pub mod fixtures;
 pub mod oracle;
 pub mod paths;
 pub mod tables;
+pub mod workspace;
 
 /// The fuzz harness (`fuzz/src/lib.rs`), the very code the cargo-fuzz targets run:
 /// `fuzz_replay` replays the fuzz inputs through it, and its allocation accounting is the
