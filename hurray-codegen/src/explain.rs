@@ -309,8 +309,13 @@ impl Repository {
             Ok(_) => return Err(format!("{REJECT_MANIFEST}: not an object")),
             Err(e) => return Err(format!("{REJECT_MANIFEST}: {e}")),
         };
+        // The table names unallocated values by the spec's placeholders (`${free:kv_value}`).
+        let vars = base_vars(root);
+        let text = vars
+            .expand(&read(REJECT_TABLE)?)
+            .map_err(|e| format!("{REJECT_TABLE}: {e}"))?;
         let table: toml::Table =
-            toml::from_str(&read(REJECT_TABLE)?).map_err(|e| format!("{REJECT_TABLE}: {e}"))?;
+            toml::from_str(&text).map_err(|e| format!("{REJECT_TABLE}: {e}"))?;
         let mut rows = BTreeMap::new();
         for (i, row) in table
             .get("vector")
@@ -337,7 +342,7 @@ impl Repository {
             manifest,
             rows,
             templates,
-            vars: base_vars(root),
+            vars,
         }))
     }
 

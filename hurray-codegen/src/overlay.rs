@@ -19,7 +19,8 @@
 //!   facts with placeholders, expanded by [`Vars`](crate::overlay::Vars): `${descriptor}` (an axis's current
 //!   version), `${descriptor+minor}`, `${descriptor+major}`, `${descriptor.initial}`,
 //!   `${free:element_type}` (the lowest unallocated value of the space's public ranges),
-//!   `${free-bit:descriptor_flags}`, and the latest release record's `${release}` (label),
+//!   `${free-bit:descriptor_flags}` (and `${free-bit-value:descriptor_flags}`, the value with
+//!   only that bit set), and the latest release record's `${release}` (label),
 //!   `${record}` and `${record+1}` (file stems), `${sequence}`, `${sequence+1}`,
 //!   `${previous}`, `${fingerprint}` and `${fingerprint.short}`; `${carry-all}` is an S5
 //!   migration's `[[carry]]` of every space, flag set and structure; `${text:F10}` is a rule's
@@ -194,6 +195,10 @@ impl Vars {
             if let Some(bit) = (0..set.width.bits()).find(|b| (set.allocated_mask() >> b) & 1 == 0)
             {
                 values.insert(format!("free-bit:{}", set.name), bit.to_string());
+                values.insert(
+                    format!("free-bit-value:{}", set.name),
+                    (1u64 << bit).to_string(),
+                );
             }
         }
         if let Some(r) = latest {

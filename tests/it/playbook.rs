@@ -154,6 +154,15 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
     let workspace = base.join(&s.fixture).join("workspace");
     let _ = std::fs::remove_dir_all(&workspace);
     copy_sources(&root(), &workspace);
+    // The format's public sources (`../shared`) beside the copy, as beside the repository.
+    let shared = base.join(&s.fixture).join("shared");
+    if !shared.exists() {
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(crate::common::shared().canonicalize().unwrap(), &shared)
+            .unwrap();
+        #[cfg(not(unix))]
+        copy_dir(&crate::common::shared(), &shared);
+    }
     let dir = playbook::fixture_dir(&root(), &s.fixture);
     let work = scratch(&format!("playbook-e2e-{}", s.fixture));
     let m = materialize(&dir, &work);

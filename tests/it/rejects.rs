@@ -490,7 +490,7 @@ fn vector(row: &toml::Table, lib: &Library, what: &str) -> Vector {
 }
 
 fn vectors() -> Vec<Vector> {
-    let table = tables::load(&table_path());
+    let table = tables::load_expanded(&table_path(), &versions().vars);
     let lib = Library::of(&table);
     let mut known: Vec<&str> = vec!["template", "entries", "vector"];
     known.retain(|k| table.contains_key(*k));

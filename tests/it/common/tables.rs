@@ -14,6 +14,16 @@ pub fn load(path: &Path) -> toml::Table {
     toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Read a TOML table whose text names the spec's facts by placeholders (`${free:kv_value}`),
+/// expanded with `vars` first.
+pub fn load_expanded(path: &Path, vars: &hurray_codegen::overlay::Vars) -> toml::Table {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = vars
+        .expand(&text)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// A big unsigned integer, which TOML cannot hold as an integer: `"u64:<decimal or 0x hex>"`.
 pub fn big_uint(s: &str) -> Option<u64> {
     let n = s.strip_prefix("u64:")?;
