@@ -188,6 +188,28 @@ pub struct Spec {
     pub placement: Placement,
     pub rules: Vec<Rule>,
     pub resolutions: Vec<Resolution>,
+    /// The migration specifications (S5) onto a major of this spec, as the runtime's
+    /// migration table states them (`hurray migrate`).
+    pub migrations: Vec<Migration>,
+}
+
+/// A migration specification (S5) from major `from` of an axis onto major `to` of this
+/// spec: the items of the old major it moves or drops. An item not listed (carried, or
+/// mapped onto itself) keeps its value and name.
+#[derive(Debug)]
+pub struct Migration {
+    /// The file under `migrations/` that states it.
+    pub file: String,
+    pub axis: AxisId,
+    pub from: u16,
+    pub to: u16,
+    pub note: String,
+    /// Tag values of the old major: `(space, value)` and where each goes (`None`: dropped).
+    pub tags: Vec<((String, u32), Option<(String, u32)>)>,
+    /// Flag bits of the old major: `(flag set, bit)` and where each goes.
+    pub bits: Vec<((String, u32), Option<(String, u32)>)>,
+    /// Fields of the old major: `(structure, field)` and where each goes.
+    pub fields: Vec<((String, String), Option<(String, String)>)>,
 }
 
 /// A path to a field: the structure it lives in and the field index within it, possibly
