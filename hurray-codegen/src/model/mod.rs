@@ -205,12 +205,16 @@ pub struct Migration {
     pub to: u16,
     pub note: String,
     /// Tag values of the old major: `(space, value)` and where each goes (`None`: dropped).
-    pub tags: Vec<((String, u32), Option<(String, u32)>)>,
+    pub tags: Vec<Move<u32>>,
     /// Flag bits of the old major: `(flag set, bit)` and where each goes.
-    pub bits: Vec<((String, u32), Option<(String, u32)>)>,
+    pub bits: Vec<Move<u32>>,
     /// Fields of the old major: `(structure, field)` and where each goes.
-    pub fields: Vec<((String, String), Option<(String, String)>)>,
+    pub fields: Vec<Move<String>>,
 }
+
+/// One item of an old major, `(name, value)` (a tag space and value, a flag set and bit, a
+/// structure and field), and where it goes in the new major (`None`: dropped).
+pub type Move<T> = ((String, T), Option<(String, T)>);
 
 /// A path to a field: the structure it lives in and the field index within it, possibly
 /// reached through nested struct fields.
