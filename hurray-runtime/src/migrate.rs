@@ -190,8 +190,8 @@ pub fn export(bytes: &[u8], config: &ReaderConfig) -> Result<J, Error> {
     out.insert("majors".into(), J::Object(majors));
     match inspect::Input::of(bytes) {
         inspect::Input::Descriptor => {
-            out.insert("kind".into(), json!("descriptor"));
-            out.insert("descriptor".into(), export_descriptor(bytes, 0, config)?);
+            out.insert("kind".into(), json!(inspect::Input::Descriptor.word()));
+            out.insert("data".into(), export_descriptor(bytes, 0, config)?);
         }
         inspect::Input::File => {
             let f = crate::file::read(bytes, config)?;
@@ -212,7 +212,7 @@ pub fn export(bytes: &[u8], config: &ReaderConfig) -> Result<J, Error> {
                 tensors.push(json!({
                     "name": t.name(),
                     "flags": t.entry().flags().bits(),
-                    "descriptor": export_descriptor(d, start, config)?,
+                    "data": export_descriptor(d, start, config)?,
                     "buffers": buffers,
                 }));
             }
@@ -235,7 +235,7 @@ pub fn export(bytes: &[u8], config: &ReaderConfig) -> Result<J, Error> {
                 .filter(|a| !a.path.starts_with(prefix))
                 .filter_map(|a| located(a, 0))
                 .collect();
-            out.insert("kind".into(), json!("file"));
+            out.insert("kind".into(), json!(inspect::Input::File.word()));
             out.insert("header".into(), header);
             out.insert("kv".into(), J::Array(kv));
             out.insert("has_kv".into(), json!(f.kv().is_some()));
@@ -317,13 +317,14 @@ pub fn import(export: &J, input: &[u8], axis: &str, to: u16) -> Result<Vec<u8>, 
         return Err(undefined());
     }
     let m = migrations::find(axis, from).ok_or_else(undefined)?;
-    match export["kind"].as_str() {
-        Some("descriptor") => {
-            let d = descriptor(&export["descriptor"], m)?;
-            crate::writer::finalize(d).map_err(refused)
-        }
-        Some("file") => file(export, input, m, axis),
-        _ => Err(bad("neither a descriptor nor a file")),
+    let kind = export["kind"].as_str();
+    if kind == Some(inspect::Input::Descriptor.word()) {
+        let d = descriptor(&export["data"], m)?;
+        crate::writer::finalize(d).map_err(refused)
+    } else if kind == Some(inspect::Input::File.word()) {
+        file(export, input, m, axis)
+    } else {
+        Err(bad("neither a descriptor nor a file"))
     }
 }
 
@@ -560,7 +561,7 @@ fn file(export: &J, input: &[u8], m: &Migration, axis: &str) -> Result<Vec<u8>, 
         let name = t["name"]
             .as_str()
             .ok_or_else(|| bad("a tensor without a name"))?;
-        let d = descriptor(&t["descriptor"], m)?;
+        let d = descriptor(&t["data"], m)?;
         let mut d_bytes = d;
         crate::writer::normalize(&mut d_bytes).map_err(refused)?;
         let mut buffers = Vec::new();

@@ -124,7 +124,7 @@ fn every_vector_migrates_to_the_next_major_and_reads_back_equal() {
                 );
                 // And the released build does not, when it holds a descriptor: that is of
                 // the newer major (CD3).
-                let descriptors = before["kind"] == "descriptor"
+                let descriptors = before["kind"] == released::inspect::Input::Descriptor.word()
                     || before["tensors"].as_array().is_some_and(|t| !t.is_empty());
                 assert!(
                     !descriptors
