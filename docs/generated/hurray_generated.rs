@@ -7506,6 +7506,19 @@ pub mod consts {
         ),
     ];
 }
+/// The migration specifications (S5) onto this build's majors (`hurray migrate`).
+pub mod migrations {
+    /// Every migration specification onto a major of this build's spec.
+    pub const ALL: &[crate::migration_table::Migration] = &[];
+    /// The migration onto this build's major of the axis named `axis` from its major
+    /// `from`, if the spec defines one.
+    pub fn find(
+        axis: &str,
+        from: u16,
+    ) -> Option<&'static crate::migration_table::Migration> {
+        ALL.iter().find(|m| m.axis == axis && m.from == from)
+    }
+}
 /// Borrowed views and owned forms of every structure.
 pub mod structures {
     /// What a parse of `buffer_table` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
@@ -22353,6 +22366,7 @@ pub mod annotate {
             title: "number of buffer handles (data and quantization parameter buffers together)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_table",
         };
         let f_buffer_count = w.scalar::<u8>(r, &__m)?;
         let o_buffers = r.offset();
@@ -22361,6 +22375,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_table",
         };
         let f_buffers = {
             let __n: u64 = (f_buffer_count as u64);
@@ -22469,6 +22484,7 @@ pub mod annotate {
             title: "buffer length in bytes; 0 = empty buffer",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_handle",
         };
         let f_byte_size = w.scalar::<u64>(r, &__m)?;
         let o_alignment = r.offset();
@@ -22477,6 +22493,7 @@ pub mod annotate {
             title: "alignment actually guaranteed; any power of two when byte_size = 0 (BH-3)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_handle",
         };
         let f_alignment = w.scalar::<u32>(r, &__m)?;
         let o_device_tag = r.offset();
@@ -22485,6 +22502,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_handle",
         };
         let f_device_tag = w.tag::<super::tags::Device, u8>(r, &__m)?;
         let o_sync_mode = r.offset();
@@ -22493,6 +22511,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_handle",
         };
         let f_sync_mode = w.tag::<super::tags::SyncMode, u8>(r, &__m)?;
         let o_memory_class = r.offset();
@@ -22501,6 +22520,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_handle",
         };
         let f_memory_class = w.tag::<super::tags::MemoryClass, u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -22509,6 +22529,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "buffer_handle",
         };
         let f_reserved = w.scalar::<u8>(r, &__m)?;
         if __short {
@@ -22608,6 +22629,7 @@ pub mod annotate {
             title: "ASCII HRRYFILE",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_magic = w.bytes(r, 8, &__m)?;
         let o_container_version_major = r.offset();
@@ -22616,6 +22638,7 @@ pub mod annotate {
             title: "container major version (axis carrier; F2)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_container_version_major = w.scalar::<u8>(r, &__m)?;
         let o_container_version_minor = r.offset();
@@ -22624,6 +22647,7 @@ pub mod annotate {
             title: "container minor version (axis carrier)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_container_version_minor = w.scalar::<u8>(r, &__m)?;
         w.enter(
@@ -22639,6 +22663,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_reserved = w.bytes(r, 2, &__m)?;
         let o_file_flags = r.offset();
@@ -22647,6 +22672,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_file_flags = w.flags::<super::flags::FileFlags, u32>(r, &__m)?;
         let o_data_buffer_alignment = r.offset();
@@ -22655,6 +22681,7 @@ pub mod annotate {
             title: "A: every data buffer starts at a multiple of A",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_data_buffer_alignment = w.scalar::<u32>(r, &__m)?;
         let o_first_descriptor_offset = r.offset();
@@ -22663,6 +22690,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_first_descriptor_offset = w.scalar::<u64>(r, &__m)?;
         let o_tensor_count_hint = r.offset();
@@ -22671,6 +22699,7 @@ pub mod annotate {
             title: "advisory tensor count; 0xFFFFFFFFFFFFFFFF when unknown",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_tensor_count_hint = w.scalar::<u64>(r, &__m)?;
         let o_reserved_header = r.offset();
@@ -22679,6 +22708,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "file_header",
         };
         let f_reserved_header = w.bytes(r, 28, &__m)?;
         if __short {
@@ -22748,6 +22778,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_section",
         };
         let f_kv_count = w.scalar::<u32>(r, &__m)?;
         let o_entries = r.offset();
@@ -22756,6 +22787,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_section",
         };
         let f_entries = {
             let __n: u64 = (f_kv_count as u64);
@@ -22847,6 +22879,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_entry",
         };
         let f_key_length = w.scalar::<u16>(r, &__m)?;
         let o_key = r.offset();
@@ -22855,6 +22888,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_entry",
         };
         let f_key = w.utf8(r, (f_key_length as u64), &__m)?;
         let o_value_tag = r.offset();
@@ -22863,6 +22897,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_entry",
         };
         let f_value_tag = w.tag::<super::tags::KvValue, u8>(r, &__m)?;
         let o_value = r.offset();
@@ -22871,6 +22906,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_entry",
         };
         let f_value = {
             let __r = &mut *r;
@@ -22938,6 +22974,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_string",
         };
         let f_length = w.scalar::<u32>(r, &__m)?;
         let o_value = r.offset();
@@ -22946,6 +22983,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_string",
         };
         let f_value = w.utf8(r, (f_length as u64), &__m)?;
         if __short {
@@ -23004,6 +23042,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_int64",
         };
         let f_value = w.scalar::<i64>(r, &__m)?;
         if __short {
@@ -23061,6 +23100,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_uint64",
         };
         let f_value = w.scalar::<u64>(r, &__m)?;
         if __short {
@@ -23118,6 +23158,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_float64",
         };
         let f_value = w.scalar::<f64>(r, &__m)?;
         if __short {
@@ -23175,6 +23216,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_bool",
         };
         let f_value = w.scalar::<u8>(r, &__m)?;
         if __short {
@@ -23236,6 +23278,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_bytes",
         };
         let f_length = w.scalar::<u32>(r, &__m)?;
         let o_value = r.offset();
@@ -23244,6 +23287,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_bytes",
         };
         let f_value = w.bytes(r, (f_length as u64), &__m)?;
         if __short {
@@ -23320,6 +23364,7 @@ pub mod annotate {
             title: "element type; arrays do not nest",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_array",
         };
         let f_element_tag = w.tag::<super::tags::KvValue, u8>(r, &__m)?;
         let o_count = r.offset();
@@ -23328,6 +23373,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_array",
         };
         let f_count = w.scalar::<u32>(r, &__m)?;
         let o_elements = r.offset();
@@ -23336,6 +23382,7 @@ pub mod annotate {
             title: "count element payloads back to back, no per-element tag",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "kv_array",
         };
         let f_elements = {
             let __n: u64 = (f_count as u64);
@@ -23428,6 +23475,7 @@ pub mod annotate {
             title: "number of tensors in the file (heads and members each count)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_section",
         };
         let f_index_entry_count = w.scalar::<u64>(r, &__m)?;
         let o_entries = r.offset();
@@ -23436,6 +23484,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_section",
         };
         let f_entries = {
             let __n: u64 = (f_index_entry_count as u64);
@@ -23551,6 +23600,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_name_length = w.scalar::<u16>(r, &__m)?;
         let o_name = r.offset();
@@ -23559,6 +23609,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_name = w.utf8(r, (f_name_length as u64), &__m)?;
         let o_descriptor_offset = r.offset();
@@ -23567,6 +23618,7 @@ pub mod annotate {
             title: "absolute offset of the tensor descriptor",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_descriptor_offset = w.scalar::<u64>(r, &__m)?;
         let o_descriptor_length = r.offset();
@@ -23575,6 +23627,7 @@ pub mod annotate {
             title: "equals the descriptor's own descriptor_length (F11)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_descriptor_length = w.scalar::<u32>(r, &__m)?;
         let o_data_offset = r.offset();
@@ -23583,6 +23636,7 @@ pub mod annotate {
             title: "absolute offset of data buffer 0 (RES-13 for composite heads)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_data_offset = w.scalar::<u64>(r, &__m)?;
         let o_data_length = r.offset();
@@ -23591,6 +23645,7 @@ pub mod annotate {
             title: "all buffer byte sizes plus the padding between buffers",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_data_length = w.scalar::<u64>(r, &__m)?;
         let o_flags = r.offset();
@@ -23599,6 +23654,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "index_entry",
         };
         let f_flags = w.flags::<super::flags::IndexEntryFlags, u32>(r, &__m)?;
         if __short {
@@ -23690,6 +23746,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_index_offset = w.scalar::<u64>(r, &__m)?;
         let o_index_length = r.offset();
@@ -23698,6 +23755,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_index_length = w.scalar::<u64>(r, &__m)?;
         let o_kv_offset = r.offset();
@@ -23706,6 +23764,7 @@ pub mod annotate {
             title: "0 when there is no KV section",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_kv_offset = w.scalar::<u64>(r, &__m)?;
         let o_kv_length = r.offset();
@@ -23714,6 +23773,7 @@ pub mod annotate {
             title: "0 when there is no KV section",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_kv_length = w.scalar::<u32>(r, &__m)?;
         let o_index_crc32c = r.offset();
@@ -23722,6 +23782,7 @@ pub mod annotate {
             title: "CRC-32C (Castagnoli) of the index section when HAS_INDEX_CRC32C is set, else 0",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_index_crc32c = w.scalar::<u32>(r, &__m)?;
         let o_reserved = r.offset();
@@ -23730,6 +23791,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_reserved = w.bytes(r, 4, &__m)?;
         let o_trailer_magic = r.offset();
@@ -23738,6 +23800,7 @@ pub mod annotate {
             title: "ASCII HRRY; checked before any other trailer field is trusted",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Container,
+            structure: "trailer",
         };
         let f_trailer_magic = w.bytes(r, 4, &__m)?;
         if __short {
@@ -23837,6 +23900,7 @@ pub mod annotate {
             title: "ASCII HRRY",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_magic = w.bytes(r, 4, &__m)?;
         let o_version_major = r.offset();
@@ -23845,6 +23909,7 @@ pub mod annotate {
             title: "descriptor major version (axis carrier; HDR-2, HDR-3)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_version_major = w.scalar::<u8>(r, &__m)?;
         let o_version_minor = r.offset();
@@ -23853,6 +23918,7 @@ pub mod annotate {
             title: "descriptor minor version (axis carrier; HDR-7)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_version_minor = w.scalar::<u8>(r, &__m)?;
         w.enter(
@@ -23865,6 +23931,7 @@ pub mod annotate {
             title: "total descriptor bytes, this header included (the descriptor's length prefix)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_descriptor_length = w.scalar::<u32>(r, &__m)?;
         let o_flags = r.offset();
@@ -23873,6 +23940,7 @@ pub mod annotate {
             title: "descriptor flags",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_flags = w.flags::<super::flags::DescriptorFlags, u32>(r, &__m)?;
         let o_type_tag = r.offset();
@@ -23881,6 +23949,7 @@ pub mod annotate {
             title: "element type tag",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_type_tag = w.tag::<super::tags::ElementType, u8>(r, &__m)?;
         let o_layout_tag = r.offset();
@@ -23889,6 +23958,7 @@ pub mod annotate {
             title: "layout tag",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_layout_tag = w.tag::<super::tags::Layout, u8>(r, &__m)?;
         let o_rank = r.offset();
@@ -23897,6 +23967,7 @@ pub mod annotate {
             title: "number of dimensions (0 = scalar)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "fixed_header",
         };
         let f_rank = w.scalar::<u32>(r, &__m)?;
         if __short {
@@ -23990,6 +24061,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_fixed_header = {
             w.open(r.offset(), "fixed_header", "Fixed header")?;
@@ -24020,6 +24092,7 @@ pub mod annotate {
             title: "dimension sizes, dimension 0 first; 0xFFFFFFFFFFFFFFFF = dynamic (SHP-3)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_shape = w.array::<u64>(r, p_rank, &__m)?;
         let o_byte_offset = r.offset();
@@ -24028,6 +24101,7 @@ pub mod annotate {
             title: "bytes from the start of buffer 0 to element [0,…,0] (OFS-1, OFS-2)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_byte_offset = w.scalar::<u64>(r, &__m)?;
         let o_layout_fields = r.offset();
@@ -24036,6 +24110,7 @@ pub mod annotate {
             title: "layout-specific block, by layout tag (RES-8)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_layout_fields = {
             let __r = &mut *r;
@@ -24048,6 +24123,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_buffer_table = {
             w.open(r.offset(), "buffer_table", "Buffer table")?;
@@ -24062,6 +24138,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_quantization = if ((f_fixed_header.flags().0 as i128) & 1 != 0) {
             Some({
@@ -24079,6 +24156,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_shard = if ((f_fixed_header.flags().0 as i128) & 2 != 0) {
             Some({
@@ -24096,6 +24174,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_statistics = if ((f_fixed_header.flags().0 as i128) & 8 != 0) {
             Some({
@@ -24113,6 +24192,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_extension_type = if ((f_fixed_header.flags().0 as i128) & 4 != 0) {
             Some({
@@ -24130,6 +24210,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "descriptor",
         };
         let f_composite_member = if ((f_fixed_header.flags().0 as i128) & 16 != 0) {
             Some({
@@ -24201,6 +24282,7 @@ pub mod annotate {
             title: "element strides; negative (reversed) and zero (broadcast) strides are legal",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_strided",
         };
         let f_strides = w.array::<i64>(r, p_rank, &__m)?;
         if __short {
@@ -24286,6 +24368,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_tile_shape = w.array::<u64>(r, p_rank, &__m)?;
         let o_outer_layout = r.offset();
@@ -24294,6 +24377,7 @@ pub mod annotate {
             title: "tile-grid order: 0x01 row-major, 0x02 column-major, 0x03 strided",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_outer_layout = w.scalar::<u8>(r, &__m)?;
         let o_inner_layout = r.offset();
@@ -24302,6 +24386,7 @@ pub mod annotate {
             title: "order inside a tile: 0x01 row-major, 0x02 column-major, 0x03 strided, 0x04 nested tiling",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_inner_layout = w.scalar::<u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -24310,6 +24395,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_reserved = w.bytes(r, 2, &__m)?;
         let o_outer_strides = r.offset();
@@ -24318,6 +24404,7 @@ pub mod annotate {
             title: "tile-grid strides, in tiles",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_outer_strides = if ((f_outer_layout as i128) == 3) {
             Some(w.array::<i64>(r, p_rank, &__m)?)
@@ -24330,6 +24417,7 @@ pub mod annotate {
             title: "strides inside a tile, in elements",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_inner_strides = if ((f_inner_layout as i128) == 3) {
             Some(w.array::<i64>(r, p_rank, &__m)?)
@@ -24342,6 +24430,7 @@ pub mod annotate {
             title: "the next tiling level (same encoding again)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_tiled",
         };
         let f_nested = if ((f_inner_layout as i128) == 4) {
             Some({
@@ -24408,6 +24497,7 @@ pub mod annotate {
             title: "code bits per dimension; shape[k] <= 2^morton_bits[k]",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_morton",
         };
         let f_morton_bits = w.array::<u32>(r, p_rank, &__m)?;
         if __short {
@@ -24474,6 +24564,7 @@ pub mod annotate {
             title: "stored-element count; 0 allowed",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_coo",
         };
         let f_nnz = w.scalar::<u64>(r, &__m)?;
         let o_is_sorted = r.offset();
@@ -24482,6 +24573,7 @@ pub mod annotate {
             title: "0x01 tuples sorted lexicographically (dimension 0 most significant), 0x00 no order",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_coo",
         };
         let f_is_sorted = w.scalar::<u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -24490,6 +24582,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_coo",
         };
         let f_reserved = w.bytes(r, 7, &__m)?;
         if __short {
@@ -24553,6 +24646,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csr",
         };
         let f_nnz = w.scalar::<u64>(r, &__m)?;
         let o_reserved = r.offset();
@@ -24561,6 +24655,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csr",
         };
         let f_reserved = w.bytes(r, 8, &__m)?;
         if __short {
@@ -24623,6 +24718,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csc",
         };
         let f_nnz = w.scalar::<u64>(r, &__m)?;
         let o_reserved = r.offset();
@@ -24631,6 +24727,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csc",
         };
         let f_reserved = w.bytes(r, 8, &__m)?;
         if __short {
@@ -24694,6 +24791,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csf",
         };
         let f_nnz = w.scalar::<u64>(r, &__m)?;
         let o_mode_order = r.offset();
@@ -24702,6 +24800,7 @@ pub mod annotate {
             title: "logical dimension stored at each tree level (a permutation of 0..rank-1)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csf",
         };
         let f_mode_order = w.array::<u32>(r, p_rank, &__m)?;
         let o_reserved = r.offset();
@@ -24710,6 +24809,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_csf",
         };
         let f_reserved = w.bytes(r, 8, &__m)?;
         if __short {
@@ -24804,6 +24904,7 @@ pub mod annotate {
             title: "tokens per page",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_page_size = w.scalar::<u32>(r, &__m)?;
         let o_num_pages = r.offset();
@@ -24812,6 +24913,7 @@ pub mod annotate {
             title: "physical pages in the page pool",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_num_pages = w.scalar::<u64>(r, &__m)?;
         let o_paged_axis = r.offset();
@@ -24820,6 +24922,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_paged_axis = w.scalar::<u32>(r, &__m)?;
         let o_num_seqs = r.offset();
@@ -24828,6 +24931,7 @@ pub mod annotate {
             title: "sequences in the batch; 0 allowed",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_num_seqs = w.scalar::<u32>(r, &__m)?;
         let o_kv_role = r.offset();
@@ -24836,6 +24940,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_kv_role = w.tag::<super::tags::KvRole, u8>(r, &__m)?;
         let o_layer_index = r.offset();
@@ -24844,6 +24949,7 @@ pub mod annotate {
             title: "transformer layer; 0xFFFFFFFF = not layer-scoped",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_layer_index = w.scalar::<u32>(r, &__m)?;
         let o_block_table_index_type = r.offset();
@@ -24852,6 +24958,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_block_table_index_type = w
             .tag::<super::tags::BlockTableIndexType, u8>(r, &__m)?;
@@ -24861,6 +24968,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_block_paged",
         };
         let f_reserved = w.bytes(r, 6, &__m)?;
         if __short {
@@ -24940,6 +25048,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_composite",
         };
         let f_composition_rule = w.tag::<super::tags::CompositionRule, u8>(r, &__m)?;
         let o_combine_op = r.offset();
@@ -24948,6 +25057,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_composite",
         };
         let f_combine_op = w.tag::<super::tags::CombineOp, u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -24956,6 +25066,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_composite",
         };
         let f_reserved = w.bytes(r, 2, &__m)?;
         let o_member_count = r.offset();
@@ -24964,6 +25075,7 @@ pub mod annotate {
             title: "definite member count N; 0xFFFFFFFF (open composite) is reserved",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_composite",
         };
         let f_member_count = w.scalar::<u32>(r, &__m)?;
         if __short {
@@ -25029,6 +25141,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_hilbert",
         };
         let f_hilbert_order = w.scalar::<u32>(r, &__m)?;
         let o_hilbert_rank = r.offset();
@@ -25037,6 +25150,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_hilbert",
         };
         let f_hilbert_rank = w.scalar::<u32>(r, &__m)?;
         if __short {
@@ -25105,6 +25219,7 @@ pub mod annotate {
             title: "implementation-defined identifier",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_extension",
         };
         let f_extension_layout_id = w.scalar::<u64>(r, &__m)?;
         let o_extension_data_length = r.offset();
@@ -25113,6 +25228,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_extension",
         };
         let f_extension_data_length = w.scalar::<u32>(r, &__m)?;
         let o_extension_data = r.offset();
@@ -25121,6 +25237,7 @@ pub mod annotate {
             title: "opaque, agreed out of band",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "layout_extension",
         };
         let f_extension_data = w.bytes(r, (f_extension_data_length as u64), &__m)?;
         if __short {
@@ -25183,6 +25300,7 @@ pub mod annotate {
             title: "byte length of the payload that follows (its length prefix)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "quantization_section",
         };
         let f_quantization_length = w.scalar::<u32>(r, &__m)?;
         let o_payload = r.offset();
@@ -25191,6 +25309,7 @@ pub mod annotate {
             title: "the scheme payload, dispatched on its first byte (H1)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "quantization_section",
         };
         let f_payload = {
             let (mut __sub, __past) = w.sub(r, f_quantization_length as u64);
@@ -25283,6 +25402,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "quantization_header",
         };
         let f_scheme_tag = w.tag::<super::tags::Scheme, u8>(r, &__m)?;
         let o_scheme_version = r.offset();
@@ -25291,6 +25411,7 @@ pub mod annotate {
             title: "version of the scheme's payload encoding: the minor of its scheme axis (RES-6)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "quantization_header",
         };
         let f_scheme_version = w.scalar::<u8>(r, &__m)?;
         if let Some(axis) = crate::generated::axes::Axis::of_scheme(f_scheme_tag.raw()) {
@@ -25305,6 +25426,7 @@ pub mod annotate {
             title: "scheme-specific flags, interpreted by the scheme's flag set (H5)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "quantization_header",
         };
         let f_flags = w
             .flags_of::<
@@ -25437,6 +25559,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerTensorAffine,
+            structure: "per_tensor_affine",
         };
         let f_header = {
             w.open(r.offset(), "header", "Quantization header")?;
@@ -25450,6 +25573,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerTensorAffine,
+            structure: "per_tensor_affine",
         };
         let f_scale = w.scalar::<f32>(r, &__m)?;
         let o_zero_point = r.offset();
@@ -25458,6 +25582,7 @@ pub mod annotate {
             title: "inside the storage type's range (PT-2)",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerTensorAffine,
+            structure: "per_tensor_affine",
         };
         let f_zero_point = w.scalar::<i32>(r, &__m)?;
         let o_reserved = r.offset();
@@ -25466,6 +25591,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerTensorAffine,
+            structure: "per_tensor_affine",
         };
         let f_reserved = w.bytes(r, 4, &__m)?;
         w.surplus(r, crate::generated::axes::Axis::SchemePerTensorAffine)?;
@@ -25550,6 +25676,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerChannelAffine,
+            structure: "per_channel_affine",
         };
         let f_header = {
             w.open(r.offset(), "header", "Quantization header")?;
@@ -25563,6 +25690,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerChannelAffine,
+            structure: "per_channel_affine",
         };
         let f_axis = w.scalar::<u32>(r, &__m)?;
         let o_scale_buffer_index = r.offset();
@@ -25571,6 +25699,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerChannelAffine,
+            structure: "per_channel_affine",
         };
         let f_scale_buffer_index = w.scalar::<u32>(r, &__m)?;
         let o_zero_point_buffer_index = r.offset();
@@ -25579,6 +25708,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerChannelAffine,
+            structure: "per_channel_affine",
         };
         let f_zero_point_buffer_index = w.scalar::<u32>(r, &__m)?;
         let o_scale_type_tag = r.offset();
@@ -25587,6 +25717,7 @@ pub mod annotate {
             title: "float32 at scheme version 1; other values are reserved for later versions",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerChannelAffine,
+            structure: "per_channel_affine",
         };
         let f_scale_type_tag = w.tag::<super::tags::ElementType, u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -25595,6 +25726,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerChannelAffine,
+            structure: "per_channel_affine",
         };
         let f_reserved = w.bytes(r, 3, &__m)?;
         w.surplus(r, crate::generated::axes::Axis::SchemePerChannelAffine)?;
@@ -25684,6 +25816,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_header = {
             w.open(r.offset(), "header", "Quantization header")?;
@@ -25697,6 +25830,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_axis = w.scalar::<u32>(r, &__m)?;
         let o_block_size = r.offset();
@@ -25705,6 +25839,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_block_size = w.scalar::<u32>(r, &__m)?;
         let o_scale_buffer_index = r.offset();
@@ -25713,6 +25848,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_scale_buffer_index = w.scalar::<u32>(r, &__m)?;
         let o_zero_point_buffer_index = r.offset();
@@ -25721,6 +25857,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_zero_point_buffer_index = w.scalar::<u32>(r, &__m)?;
         let o_scale_type_tag = r.offset();
@@ -25729,6 +25866,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_scale_type_tag = w.tag::<super::tags::ElementType, u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -25737,6 +25875,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemePerBlockAffine,
+            structure: "per_block_affine",
         };
         let f_reserved = w.bytes(r, 3, &__m)?;
         w.surplus(r, crate::generated::axes::Axis::SchemePerBlockAffine)?;
@@ -25815,6 +25954,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeNf4,
+            structure: "nf4",
         };
         let f_header = {
             w.open(r.offset(), "header", "Quantization header")?;
@@ -25828,6 +25968,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeNf4,
+            structure: "nf4",
         };
         let f_axis = w.scalar::<u32>(r, &__m)?;
         let o_block_size = r.offset();
@@ -25836,6 +25977,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeNf4,
+            structure: "nf4",
         };
         let f_block_size = w.scalar::<u32>(r, &__m)?;
         let o_scale_buffer_index = r.offset();
@@ -25844,6 +25986,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeNf4,
+            structure: "nf4",
         };
         let f_scale_buffer_index = w.scalar::<u32>(r, &__m)?;
         w.surplus(r, crate::generated::axes::Axis::SchemeNf4)?;
@@ -25919,6 +26062,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeMxfp,
+            structure: "mxfp",
         };
         let f_header = {
             w.open(r.offset(), "header", "Quantization header")?;
@@ -25932,6 +26076,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeMxfp,
+            structure: "mxfp",
         };
         let f_axis = w.scalar::<u32>(r, &__m)?;
         let o_block_size = r.offset();
@@ -25940,6 +26085,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeMxfp,
+            structure: "mxfp",
         };
         let f_block_size = w.scalar::<u32>(r, &__m)?;
         let o_scale_buffer_index = r.offset();
@@ -25948,6 +26094,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 1),
             axis: crate::generated::axes::Axis::SchemeMxfp,
+            structure: "mxfp",
         };
         let f_scale_buffer_index = w.scalar::<u32>(r, &__m)?;
         w.surplus(r, crate::generated::axes::Axis::SchemeMxfp)?;
@@ -26016,6 +26163,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "private_scheme",
         };
         let f_header = {
             w.open(r.offset(), "header", "Quantization header")?;
@@ -26029,6 +26177,7 @@ pub mod annotate {
             title: "private payload, agreed out of band",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "private_scheme",
         };
         let f_data = w.rest(r, &__m)?;
         w.surplus(r, crate::generated::axes::Axis::Descriptor)?;
@@ -26085,6 +26234,7 @@ pub mod annotate {
             title: "shape of the parent tensor, same rank",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "shard",
         };
         let f_parent_shape = w.array::<u64>(r, p_rank, &__m)?;
         let o_shard_offset = r.offset();
@@ -26093,6 +26243,7 @@ pub mod annotate {
             title: "start index of this shard in the parent, per dimension",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "shard",
         };
         let f_shard_offset = w.array::<u64>(r, p_rank, &__m)?;
         if __short {
@@ -26212,6 +26363,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_computed_mask = w.flags::<super::flags::ComputedMask, u32>(r, &__m)?;
         let o_reserved = r.offset();
@@ -26220,6 +26372,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_reserved = w.scalar::<u32>(r, &__m)?;
         let o_nnz = r.offset();
@@ -26228,6 +26381,7 @@ pub mod annotate {
             title: "count of non-zero elements (NNZ_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_nnz = w.scalar::<u64>(r, &__m)?;
         let o_sparsity_ratio = r.offset();
@@ -26236,6 +26390,7 @@ pub mod annotate {
             title: "(element_count - nnz) / element_count (SPARSITY_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_sparsity_ratio = w.scalar::<f64>(r, &__m)?;
         let o_value_min = r.offset();
@@ -26244,6 +26399,7 @@ pub mod annotate {
             title: "dequantized minimum (VALUE_RANGE_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_value_min = w.scalar::<f64>(r, &__m)?;
         let o_value_max = r.offset();
@@ -26252,6 +26408,7 @@ pub mod annotate {
             title: "dequantized maximum (VALUE_RANGE_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_value_max = w.scalar::<f64>(r, &__m)?;
         let o_value_abs_max = r.offset();
@@ -26260,6 +26417,7 @@ pub mod annotate {
             title: "max(abs(value_min), abs(value_max)) (VALUE_RANGE_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_value_abs_max = w.scalar::<f64>(r, &__m)?;
         let o_value_mean = r.offset();
@@ -26268,6 +26426,7 @@ pub mod annotate {
             title: "dequantized arithmetic mean (VALUE_STATS_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_value_mean = w.scalar::<f64>(r, &__m)?;
         let o_value_stddev = r.offset();
@@ -26276,6 +26435,7 @@ pub mod annotate {
             title: "population standard deviation (VALUE_STATS_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_value_stddev = w.scalar::<f64>(r, &__m)?;
         let o_nm_n = r.offset();
@@ -26284,6 +26444,7 @@ pub mod annotate {
             title: "N of N:M sparsity, 0 if not applicable (NM_SPARSITY_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_nm_n = w.scalar::<u8>(r, &__m)?;
         let o_nm_m = r.offset();
@@ -26292,6 +26453,7 @@ pub mod annotate {
             title: "M of N:M sparsity, 0 if not applicable (NM_SPARSITY_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_nm_m = w.scalar::<u8>(r, &__m)?;
         let o_has_nan = r.offset();
@@ -26300,6 +26462,7 @@ pub mod annotate {
             title: "0x01 NaN present, 0x00 none (NAN_INF_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_has_nan = w.scalar::<u8>(r, &__m)?;
         let o_has_inf = r.offset();
@@ -26308,6 +26471,7 @@ pub mod annotate {
             title: "0x01 ±Inf present, 0x00 none (NAN_INF_VALID)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_has_inf = w.scalar::<u8>(r, &__m)?;
         let o_reserved2 = r.offset();
@@ -26316,6 +26480,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "statistics",
         };
         let f_reserved2 = w.bytes(r, 4, &__m)?;
         if __short {
@@ -26440,6 +26605,7 @@ pub mod annotate {
             title: "> 0; if < 8 then 1, 2 or 4",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_bit_width = w.scalar::<u32>(r, &__m)?;
         let o_packing_factor = r.offset();
@@ -26448,6 +26614,7 @@ pub mod annotate {
             title: "1 when bit_width >= 8, else 8 / bit_width",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_packing_factor = w.scalar::<u8>(r, &__m)?;
         let o_is_float = r.offset();
@@ -26456,6 +26623,7 @@ pub mod annotate {
             title: "0x01 float, 0x00 integer",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_is_float = w.scalar::<u8>(r, &__m)?;
         let o_is_signed = r.offset();
@@ -26464,6 +26632,7 @@ pub mod annotate {
             title: "0x01 signed integer; 0x00 for floats",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_is_signed = w.scalar::<u8>(r, &__m)?;
         let o_sign_bits = r.offset();
@@ -26472,6 +26641,7 @@ pub mod annotate {
             title: "floats: 0 or 1; integers: 0",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_sign_bits = w.scalar::<u8>(r, &__m)?;
         let o_exponent_bits = r.offset();
@@ -26480,6 +26650,7 @@ pub mod annotate {
             title: "integers: 0",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_exponent_bits = w.scalar::<u8>(r, &__m)?;
         let o_mantissa_bits = r.offset();
@@ -26488,6 +26659,7 @@ pub mod annotate {
             title: "integers: 0",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_mantissa_bits = w.scalar::<u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -26496,6 +26668,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_reserved = w.bytes(r, 2, &__m)?;
         let o_exponent_bias = r.offset();
@@ -26504,6 +26677,7 @@ pub mod annotate {
             title: "integers: 0",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_exponent_bias = w.scalar::<u32>(r, &__m)?;
         let o_has_nan = r.offset();
@@ -26512,6 +26686,7 @@ pub mod annotate {
             title: "0x01 if NaN is representable (floats)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_has_nan = w.scalar::<u8>(r, &__m)?;
         let o_has_inf = r.offset();
@@ -26520,6 +26695,7 @@ pub mod annotate {
             title: "0x01 if Inf is representable (floats)",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_has_inf = w.scalar::<u8>(r, &__m)?;
         let o_reserved2 = r.offset();
@@ -26528,6 +26704,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "extension_type",
         };
         let f_reserved2 = w.bytes(r, 2, &__m)?;
         if __short {
@@ -26600,6 +26777,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "composite_member",
         };
         let f_member_role = w.tag::<super::tags::MemberRole, u8>(r, &__m)?;
         let o_reserved = r.offset();
@@ -26608,6 +26786,7 @@ pub mod annotate {
             title: "",
             since: crate::version::Version::new(1, 0),
             axis: crate::generated::axes::Axis::Descriptor,
+            structure: "composite_member",
         };
         let f_reserved = w.bytes(r, 15, &__m)?;
         if __short {

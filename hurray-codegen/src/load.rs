@@ -18,6 +18,10 @@ pub struct RawSpec {
     pub structures: Vec<(FileId, raw::StructFile)>,
     pub rules: Vec<(FileId, raw::RulesFile)>,
     pub resolutions: Option<(FileId, raw::ResolutionsFile)>,
+    /// The migration specifications under `migrations/` that parse, by file name, in name
+    /// order: the runtime's migration table. One that does not parse is left out here; the
+    /// amendment checker reports it (S5).
+    pub migrations: Vec<(String, raw::migration::Migration)>,
 }
 
 impl RawSpec {
@@ -111,7 +115,33 @@ pub fn load_dir(
         let rel = path.strip_prefix(dir).unwrap_or(&path).to_path_buf();
         files.push((display_path(&path), rel, path, text));
     }
-    Ok(load_texts(files, sources, diags))
+    let mut raw = load_texts(files, sources, diags);
+    let folder = dir.join(raw::migration::DIR);
+    let mut texts = Vec::new();
+    if folder.is_dir() {
+        for entry in fs::read_dir(&folder)?.filter_map(Result::ok) {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let name = entry.file_name().to_string_lossy().to_string();
+                texts.push((name, fs::read_to_string(&path)?));
+            }
+        }
+    }
+    raw.migrations = migrations(texts.iter().map(|(n, t)| (n.as_str(), t.as_str())));
+    Ok(raw)
+}
+
+/// The migration specifications among `(file name, text)` pairs that parse, in name order.
+fn migrations<'a>(
+    texts: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<(String, raw::migration::Migration)> {
+    let mut out: Vec<(String, raw::migration::Migration)> = texts
+        .into_iter()
+        .filter(|(name, _)| name.ends_with(".toml"))
+        .filter_map(|(name, text)| Some((name.to_string(), toml::from_str(text).ok()?)))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }
 
 /// Where a file of a spec tree, given by its path relative to the tree's root with `/`
@@ -137,6 +167,13 @@ pub fn load_memory<'a>(
     sources: &mut SourceMap,
     diags: &mut Diagnostics,
 ) -> RawSpec {
+    let files: Vec<(&str, &str)> = files.into_iter().collect();
+    let found = migrations(files.iter().filter_map(|(relative, text)| {
+        let name = relative
+            .strip_prefix(raw::migration::DIR)?
+            .strip_prefix('/')?;
+        (!name.contains('/')).then_some((name, *text))
+    }));
     let mut picked: Vec<(usize, &str, &str)> = files
         .into_iter()
         .filter_map(|(relative, text)| reading_rank(relative).map(|r| (r, relative, text)))
@@ -164,7 +201,9 @@ pub fn load_memory<'a>(
             )
         })
         .collect();
-    load_texts(files, sources, diags)
+    let mut raw = load_texts(files, sources, diags);
+    raw.migrations = found;
+    raw
 }
 
 /// Parse already-read files. Each entry is `(display, path relative to the spec dir, full path, text)`.

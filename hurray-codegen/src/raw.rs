@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+pub mod migration;
+
 /// A value with the byte range of the TOML text it was read from: `toml`'s span wrapper,
 /// transparent to serde and, with the `schema` feature, to the JSON Schema (a spanned
 /// string is a string).

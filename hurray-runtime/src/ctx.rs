@@ -633,11 +633,21 @@ fn major_mismatch(
             ),
         )
     } else {
+        let how = match crate::generated::migrations::find(axis.name(), u16::from(version.major)) {
+            // S5: the spec maps the old major onto this one; the data migrates, it is not read.
+            Some(m) => format!(
+                "; migrate it: `hurray migrate --to {}={}.0 IN -o OUT` ({})",
+                axis.name(),
+                m.to,
+                m.file
+            ),
+            None => "; no migration is defined".to_string(),
+        };
         Error::new(
             too_low,
             offset,
             format!(
-                "{} major version {} is below this reader's {}; no migration is defined (CD4)",
+                "{} major version {} is below this reader's {}{how} (CD4)",
                 axis.name(),
                 version.major,
                 reader.major

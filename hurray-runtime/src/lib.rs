@@ -148,6 +148,9 @@ pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod limit;
+#[cfg(feature = "json")]
+pub mod migrate;
+pub mod migration_table;
 pub mod section;
 pub mod semantic;
 pub mod seq;

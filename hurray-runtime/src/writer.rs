@@ -586,8 +586,12 @@ impl TagRule for Needs {
 /// W1/W2: the lowest descriptor version that covers every tag, flag bit and field the
 /// descriptor emits (from their `since`), and likewise each scheme's version.
 pub fn required_versions(d: &Descriptor) -> [(Axis, Version); AXES] {
+    // The floor is the axis's first version in this build's major: after a major bump the
+    // items allocated in the old major still name their old `since`, but data of this
+    // build is of its major (S5: older majors migrate, `crate::migrate`).
     let needs = Needs(std::cell::Cell::new(std::array::from_fn(|i| {
-        (Axis::ALL[i], Axis::ALL[i].initial())
+        let a = Axis::ALL[i];
+        (a, a.initial().max(Version::new(a.current().major, 0)))
     })));
     // Infallible: `Needs` never refuses a value.
     let _ = each_tag(d, &needs);

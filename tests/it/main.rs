@@ -25,6 +25,7 @@ mod golden;
 mod inspect;
 mod kaitai_export;
 mod lints;
+mod migrate;
 mod mutations;
 mod nested_levels;
 mod obligations;

@@ -67,6 +67,32 @@ impl Report<'_> {
     }
 }
 
+impl Report<'_> {
+    /// Print a refusal of `migrate` and return exit code 1: the line
+    /// `error[<code>]: <message>` (the message names the rule, the byte offset and the
+    /// migration specification's entry) and a line naming the input; with `--json`, the same
+    /// object as [`Report::rejected`] on stdout.
+    pub fn migration_refused(&self, e: &hurray_runtime::migrate::MigrateError) -> ExitCode {
+        eprintln!("error[{}]: {e}", e.code());
+        eprintln!("  in {}", self.name());
+        if self.json {
+            let object = json!({
+                "kind": "error",
+                "code": e.code(),
+                "rule": e.rule(),
+                "offset": e.offset(),
+                "message": e.to_string(),
+                "input": self.name(),
+            });
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&object).unwrap_or_default()
+            );
+        }
+        ExitCode::from(1)
+    }
+}
+
 /// Print a usage or I/O error and return exit code 2.
 pub fn usage_error(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");

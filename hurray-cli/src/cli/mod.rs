@@ -12,6 +12,7 @@ mod encode;
 mod exit;
 mod file;
 mod inspect;
+mod migrate;
 mod reader;
 mod refusal;
 mod strict_json;
@@ -78,6 +79,23 @@ enum Command {
         #[command(flatten)]
         reader: reader::ReaderArgs,
     },
+    /// Rewrite a descriptor or a file of an older major into the new one as the spec's
+    /// migration specification (`spec/migrations/`) says: read by the released runtime,
+    /// written by the new one. A value the migration drops, or one that does not fit its new
+    /// type, is refused with its byte offset and the entry.
+    Migrate {
+        /// The axis and the major to migrate to (`descriptor=2.0`).
+        #[arg(long, value_name = "AXIS=MAJOR.0")]
+        to: String,
+        /// The descriptor or file to migrate.
+        input: PathBuf,
+        /// Where to write the migrated data (written beside it, then renamed into place).
+        #[arg(short = 'o', long = "output")]
+        output: PathBuf,
+        /// A refusal is also printed as a JSON object on stdout.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run() -> ExitCode {
@@ -118,5 +136,11 @@ pub fn run() -> ExitCode {
             Ok(cfg) => encode::run(&json_file, &output, unchecked, &cfg),
             Err(e) => exit::usage_error(e),
         },
+        Command::Migrate {
+            to,
+            input,
+            output,
+            json,
+        } => migrate::run(&input, &output, &to, json),
     }
 }

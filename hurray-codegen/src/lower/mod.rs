@@ -11,6 +11,7 @@
 mod attributes;
 mod context;
 mod flags;
+mod migrations;
 mod names;
 mod rule_text;
 mod rules;
@@ -85,17 +86,21 @@ pub fn lower(raw: RawSpec, diags: &mut Diagnostics) -> Option<Spec> {
         return None;
     }
     let (title, status, status_span) = status?;
+    let axes: Vec<Axis> = axes.into_iter().collect::<Option<_>>()?;
+    let flag_sets: Vec<FlagSet> = flag_sets.into_iter().collect::<Option<_>>()?;
+    let migrations = migrations::lower(&raw.migrations, &axes, &flag_sets);
     Some(Spec {
         title,
         status,
         status_span,
         roles: l.roles?,
-        axes: axes.into_iter().collect::<Option<_>>()?,
+        axes,
         spaces: spaces.into_iter().collect::<Option<_>>()?,
-        flag_sets: flag_sets.into_iter().collect::<Option<_>>()?,
+        flag_sets,
         structures,
         placement: placement?,
         rules,
         resolutions,
+        migrations,
     })
 }

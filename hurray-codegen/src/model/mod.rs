@@ -188,7 +188,33 @@ pub struct Spec {
     pub placement: Placement,
     pub rules: Vec<Rule>,
     pub resolutions: Vec<Resolution>,
+    /// The migration specifications (S5) onto a major of this spec, as the runtime's
+    /// migration table states them (`hurray migrate`).
+    pub migrations: Vec<Migration>,
 }
+
+/// A migration specification (S5) from major `from` of an axis onto major `to` of this
+/// spec: the items of the old major it moves or drops. An item not listed (carried, or
+/// mapped onto itself) keeps its value and name.
+#[derive(Debug)]
+pub struct Migration {
+    /// The file under `migrations/` that states it.
+    pub file: String,
+    pub axis: AxisId,
+    pub from: u16,
+    pub to: u16,
+    pub note: String,
+    /// Tag values of the old major: `(space, value)` and where each goes (`None`: dropped).
+    pub tags: Vec<Move<u32>>,
+    /// Flag bits of the old major: `(flag set, bit)` and where each goes.
+    pub bits: Vec<Move<u32>>,
+    /// Fields of the old major: `(structure, field)` and where each goes.
+    pub fields: Vec<Move<String>>,
+}
+
+/// One item of an old major, `(name, value)` (a tag space and value, a flag set and bit, a
+/// structure and field), and where it goes in the new major (`None`: dropped).
+pub type Move<T> = ((String, T), Option<(String, T)>);
 
 /// A path to a field: the structure it lives in and the field index within it, possibly
 /// reached through nested struct fields.

@@ -31,6 +31,8 @@ pub struct Meta {
     pub since: Version,
     /// The axis that versions the field's structure.
     pub axis: Axis,
+    /// The structure the field belongs to, by its spec name.
+    pub structure: &'static str,
 }
 
 /// How a range's value was obtained.
@@ -212,6 +214,9 @@ pub struct Annotation {
     pub kind: Kind,
     /// Its decoded value.
     pub value: Shown,
+    /// The structure whose field the range is, by its spec name (`None`: not a field of a
+    /// structure: padding, data, a structure's own range).
+    pub structure: Option<&'static str>,
     /// The axis and version that defined the field.
     pub since: Option<(Axis, Version)>,
     /// How the value was obtained.
@@ -569,6 +574,7 @@ impl<'a, 's> Walker<'a, 's> {
             title: "",
             kind: Kind::Unread,
             value: Shown::Bytes,
+            structure: None,
             since: None,
             provenance: Provenance::Read,
             note: Some(why.to_string()),
@@ -594,6 +600,7 @@ impl<'a, 's> Walker<'a, 's> {
             title: meta.title,
             kind,
             value,
+            structure: Some(meta.structure),
             since: Some((meta.axis, meta.since)),
             provenance: Provenance::Read,
             note: None,
@@ -807,6 +814,7 @@ impl<'a, 's> Walker<'a, 's> {
             title,
             kind: Kind::Structure,
             value: Shown::None,
+            structure: None,
             since: None,
             provenance: Provenance::Read,
             note: None,
@@ -873,6 +881,7 @@ impl<'a, 's> Walker<'a, 's> {
             title: "",
             kind: if skipped { Kind::Field } else { Kind::Surplus },
             value: Shown::Bytes,
+            structure: None,
             since: Some((axis, data)),
             provenance: if skipped {
                 Provenance::Skipped
@@ -1035,6 +1044,7 @@ impl<'a, 's> Walker<'a, 's> {
             title: "",
             kind: Kind::Padding,
             value: Shown::None,
+            structure: None,
             since: None,
             provenance: Provenance::Read,
             note,
@@ -1062,6 +1072,7 @@ impl<'a, 's> Walker<'a, 's> {
             title: "",
             kind: Kind::Data { tensor, buffer },
             value: Shown::None,
+            structure: None,
             since: None,
             provenance: Provenance::Read,
             note,

@@ -84,7 +84,8 @@ fn meta(spec: &Spec, s: &Structure, f: &Field) -> TokenStream {
     let title = f.title.as_str();
     let since = version_tokens(f.since);
     let axis = axis_path(spec, s.axis);
-    quote!(Meta { name: #name, title: #title, since: #since, axis: #axis })
+    let structure = s.name.as_str();
+    quote!(Meta { name: #name, title: #title, since: #since, axis: #axis, structure: #structure })
 }
 
 /// What a walk keeps of a field for later paths, and its type.

@@ -867,3 +867,54 @@ pub fn consts(spec: &Spec) -> TokenStream {
     });
     out
 }
+
+/// The migration table (S5): every migration specification onto a major of this spec, as
+/// data (`crate::migration_table`), so the runtime knows whether a migration exists and what
+/// it moves or drops.
+pub fn migrations(spec: &Spec) -> TokenStream {
+    let entries = spec.migrations.iter().map(|m| {
+        let file = m.file.as_str();
+        let axis = spec.axes[m.axis.index()].name.as_str();
+        let (from, to, note) = (m.from, m.to, m.note.as_str());
+        let opt_pair = |to: &Option<(String, u32)>| match to {
+            Some((a, b)) => quote!(Some((#a, #b))),
+            None => quote!(None),
+        };
+        let tags = m.tags.iter().map(|((space, value), to)| {
+            let to = opt_pair(to);
+            quote!(crate::migration_table::Move { item: (#space, #value), to: #to })
+        });
+        let bits = m.bits.iter().map(|((set, bit), to)| {
+            let to = opt_pair(to);
+            quote!(crate::migration_table::Move { item: (#set, #bit), to: #to })
+        });
+        let fields = m.fields.iter().map(|((s, f), to)| {
+            let to = match to {
+                Some((a, b)) => quote!(Some((#a, #b))),
+                None => quote!(None),
+            };
+            quote!(crate::migration_table::Move { item: (#s, #f), to: #to })
+        });
+        quote! {
+            crate::migration_table::Migration {
+                file: #file,
+                axis: #axis,
+                from: #from,
+                to: #to,
+                note: #note,
+                tags: &[#(#tags),*],
+                bits: &[#(#bits),*],
+                fields: &[#(#fields),*],
+            }
+        }
+    });
+    quote! {
+        /// Every migration specification onto a major of this build's spec.
+        pub const ALL: &[crate::migration_table::Migration] = &[#(#entries),*];
+        /// The migration onto this build's major of the axis named `axis` from its major
+        /// `from`, if the spec defines one.
+        pub fn find(axis: &str, from: u16) -> Option<&'static crate::migration_table::Migration> {
+            ALL.iter().find(|m| m.axis == axis && m.from == from)
+        }
+    }
+}

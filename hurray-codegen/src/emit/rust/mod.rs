@@ -40,6 +40,7 @@ pub fn tokens(spec: &Spec) -> TokenStream {
     let tags = meta::tags(spec);
     let flags = meta::flags(spec);
     let consts = meta::consts(spec);
+    let migrations = meta::migrations(spec);
     let structures = structures(spec);
     let annotate = annotate::walkers(spec);
     let arbitrary = arbitrary::impls(spec);
@@ -54,6 +55,8 @@ pub fn tokens(spec: &Spec) -> TokenStream {
         pub mod flags { #flags }
         /// Sizes, offsets, versions and placement constants.
         pub mod consts { #consts }
+        /// The migration specifications (S5) onto this build's majors (`hurray migrate`).
+        pub mod migrations { #migrations }
         /// Borrowed views and owned forms of every structure.
         pub mod structures { #structures }
         /// The annotation walkers of every structure (`hurray inspect`).
