@@ -16,6 +16,7 @@ mod compatibility;
 mod conformance;
 mod crash_safety;
 mod docs;
+mod field_types;
 mod emitters;
 mod explain;
 mod forwarding;
