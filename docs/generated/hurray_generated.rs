@@ -7634,6 +7634,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -7992,6 +7995,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -8478,6 +8484,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -8805,6 +8814,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9106,6 +9118,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9353,6 +9368,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9536,6 +9554,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9726,6 +9747,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9916,6 +9940,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10117,6 +10144,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10309,6 +10339,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10596,6 +10629,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10880,6 +10916,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -11231,6 +11270,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -11607,6 +11649,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -12061,6 +12106,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -12671,6 +12719,15 @@ pub mod structures {
             "extension_type",
             "composite_member",
         ];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[
+            ("quantization", 0),
+            ("shard", 1),
+            ("statistics", 3),
+            ("extension_type", 2),
+            ("composite_member", 4),
+        ];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -13144,6 +13201,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -13647,6 +13707,9 @@ pub mod structures {
             "inner_strides",
             "nested",
         ];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -13986,6 +14049,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14233,6 +14299,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14452,6 +14521,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14655,6 +14727,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14862,6 +14937,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -15256,6 +15334,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -15625,6 +15706,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -15884,6 +15968,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16111,6 +16198,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16346,6 +16436,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16638,6 +16731,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16964,6 +17060,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -17412,6 +17511,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -17941,6 +18043,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -18362,6 +18467,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -18756,6 +18864,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -19045,6 +19156,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -19275,6 +19389,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -19805,6 +19922,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -20426,6 +20546,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -20773,6 +20896,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot

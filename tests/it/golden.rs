@@ -688,10 +688,7 @@ fn the_corpus_covers_the_spec() {
         "descriptor flag bits never set (the sections they gate are in no vector): {never:?}"
     );
     let never = never_set::<ComputedMask>(u64::from(s.mask));
-    assert!(
-        never.is_empty(),
-        "computed_mask bits never set: {never:?}"
-    );
+    assert!(never.is_empty(), "computed_mask bits never set: {never:?}");
 
     // KV: every value type, arrays of every non-array type (arrays do not nest).
     for t in KvValue::ALL.iter().filter(|t| **t != KvValue::Array) {

@@ -552,7 +552,9 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
                 statistics_of = Some(full_stats(&vals, nm));
                 Value::Null
             }
-            Some(v @ T::Table(t)) if t.contains_key(Scheme::NAME) || t.contains_key("scheme_tag") => {
+            Some(v @ T::Table(t))
+                if t.contains_key(Scheme::NAME) || t.contains_key("scheme_tag") =>
+            {
                 scheme_section(v, what)
             }
             Some(v) => tables::to_value(v),

@@ -9,13 +9,13 @@
 //! `build::build_file`.
 
 use hurray_runtime::axes::Axis;
-use hurray_runtime::{Value, contract};
 use hurray_runtime::flags::{ComputedMask, DescriptorFlags};
 use hurray_runtime::structures::{
     Descriptor, KvValueVariant, LayoutTiled, LayoutVariant, SchemeVariant, Statistics,
 };
 use hurray_runtime::tags::{ElementKind, ElementType, Packing};
 use hurray_runtime::wire::{FlagSet, TagSpace};
+use hurray_runtime::{Value, contract};
 
 use super::{f32s, i32s};
 
@@ -527,7 +527,11 @@ fn allocated_by(d: &Descriptor) -> hurray_runtime::Version {
     }
     // Each section's flag bit: a section an amendment adds is no older than its bit.
     let flags = presence_flags(d).bits();
-    all.extend((0..64).filter(|b| flags >> b & 1 == 1).map(DescriptorFlags::bit_since));
+    all.extend(
+        (0..64)
+            .filter(|b| flags >> b & 1 == 1)
+            .map(DescriptorFlags::bit_since),
+    );
     all.into_iter()
         .flatten()
         .fold(Axis::Descriptor.initial(), Ord::max)
