@@ -19,8 +19,8 @@ fn at_next_major(offset: i64) -> (Vec<u8>, u64) {
         .expect("the corpus vector reads");
     let at = released.view().byte_offset_at();
     let v = signed::axes::Axis::Descriptor.current();
-    b[signed::structures::FixedHeaderView::OFFSET_VERSION_MAJOR] = v.major as u8;
-    b[signed::structures::FixedHeaderView::OFFSET_VERSION_MINOR] = v.minor as u8;
+    b[signed::structures::FixedHeaderView::OFFSET_VERSION_MAJOR] = v.major;
+    b[signed::structures::FixedHeaderView::OFFSET_VERSION_MINOR] = v.minor;
     let i = usize::try_from(at).unwrap();
     b[i..i + 8].copy_from_slice(&offset.to_le_bytes());
     (b, at)
@@ -43,9 +43,9 @@ fn the_runtime_of_a_signed_byte_offset_reads_its_data() {
 #[test]
 fn a_negative_byte_offset_is_a_rejection_with_its_rules_code() {
     let (b, at) = at_next_major(-8);
-    let e = signed::descriptor::read(&b, &signed::ReaderConfig::new())
-        .err()
-        .expect("a negative byte_offset is rejected");
+    let Err(e) = signed::descriptor::read(&b, &signed::ReaderConfig::new()) else {
+        panic!("a negative byte_offset is rejected")
+    };
     let rule = e.rule().expect("a rule's rejection");
     assert_eq!(e.code(), rule.code(), "{e}");
     assert!(
