@@ -5,8 +5,8 @@
 use std::ops::ControlFlow;
 
 use super::Facts;
-use super::size::Integer;
 use super::address::{self, Undetermined};
+use super::size::Integer;
 use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::generated::rules::Rule;
