@@ -7647,6 +7647,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -8005,6 +8008,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -8491,6 +8497,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -8818,6 +8827,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9119,6 +9131,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9366,6 +9381,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9549,6 +9567,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9739,6 +9760,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -9929,6 +9953,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10130,6 +10157,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10322,6 +10352,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10609,6 +10642,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -10893,6 +10929,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -11244,6 +11283,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -11620,6 +11662,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -12074,6 +12119,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -12684,6 +12732,15 @@ pub mod structures {
             "extension_type",
             "composite_member",
         ];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[
+            ("quantization", 0),
+            ("shard", 1),
+            ("statistics", 3),
+            ("extension_type", 2),
+            ("composite_member", 4),
+        ];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -13157,6 +13214,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -13660,6 +13720,9 @@ pub mod structures {
             "inner_strides",
             "nested",
         ];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -13999,6 +14062,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14246,6 +14312,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14465,6 +14534,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14668,6 +14740,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -14875,6 +14950,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -15269,6 +15347,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -15638,6 +15719,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -15897,6 +15981,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16124,6 +16211,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16359,6 +16449,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16651,6 +16744,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -16977,6 +17073,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -17425,6 +17524,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -17954,6 +18056,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -18375,6 +18480,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -18769,6 +18877,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -19058,6 +19169,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -19288,6 +19402,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -19818,6 +19935,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -20439,6 +20559,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
@@ -20786,6 +20909,9 @@ pub mod structures {
         /// The spec names of the fields present only when a condition on earlier fields
         /// holds (a flag-gated section), in wire order.
         pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
         /// Set every length prefix a structure holds of itself (its framing's own field)
         /// to its encoded length, here and in every nested structure (a writer's duty:
         /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot

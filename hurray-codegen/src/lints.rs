@@ -106,6 +106,7 @@ lints! {
     S5_TYPE_MISMATCH = "s5-type-mismatch", "S5", Error, "a field is mapped onto a field whose type cannot hold its values";
     S5_NARROWING = "s5-narrowing", "S5", Warning, "a field is mapped onto a narrower type: values outside its range cannot migrate";
     S5_CARRIED_CHANGE = "s5-carried-change", "S5", Error, "a space, flag set or structure is carried over unchanged while one of its items changed";
+    RUNTIME_FIELD_KIND = "runtime-field-kind", "S5", Error, "a field keeps its name across a major bump but changes kind (integer, float, other): the runtime reads a field by its kind, so a field of another kind needs a name of its own";
     S5_CONTRADICTION = "s5-contradiction", "S5", Error, "a migration maps one item twice, or both maps and drops it";
     S6_INSERTED_FIELD = "s6-inserted-field", "S6", Error, "a field added in a minor revision sits before an existing field";
     S6_FIXED_OFFSET_ADDITION = "s6-fixed-offset-addition", "S6", Error, "a field added in a minor revision extends a structure without a length prefix";

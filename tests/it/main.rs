@@ -18,6 +18,7 @@ mod crash_safety;
 mod docs;
 mod emitters;
 mod explain;
+mod field_types;
 mod forwarding;
 mod fuzz_replay;
 mod generate;

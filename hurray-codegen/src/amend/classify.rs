@@ -1096,6 +1096,7 @@ pub fn verdicts(
                 cur,
                 scheme_parent: axes.scheme_parent,
             };
+            rules::runtime_field_kind(&bump, spans, diags);
             rules::s5_migration(spec_dir, bump, span, sources, diags);
         }
     }

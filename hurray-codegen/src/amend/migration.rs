@@ -12,7 +12,7 @@ pub use crate::raw::migration::{BitMap, Carry, DIR, FieldMap, Meta, Migration, T
 
 /// Whether an item on `item_axis` moves with a major bump of `axis` (scheme axes live under
 /// `scheme_parent`'s major, RES-6).
-fn under(base: &Snapshot, axis: &str, item_axis: &str, scheme_parent: &str) -> bool {
+pub(super) fn under(base: &Snapshot, axis: &str, item_axis: &str, scheme_parent: &str) -> bool {
     let scheme = matches!(base.version(item_axis), Some((AxisStyle::Scheme, _)));
     item_axis == axis || (axis == scheme_parent && scheme)
 }

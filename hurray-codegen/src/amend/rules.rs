@@ -273,6 +273,64 @@ pub struct MajorBump<'a> {
     pub scheme_parent: &'a str,
 }
 
+/// What the runtime can follow of a cross-major field type change. Generated code follows
+/// any type; the hand-written layer reads a released field by its kind: an integer through
+/// `semantic::size::Integer` (any integer type, so `u64` → `i64` compiles and a negative
+/// value is a rejection), a float as a float, anything else as it is. A field that keeps its
+/// name at the next major but changes kind (an integer turned float or bytes, a float turned
+/// integer) would be a compile error in the runtime, so it is a finding here, at the field:
+/// a field of another kind is a new field, with a name of its own, and the old one is
+/// dropped (or mapped) by the migration.
+pub fn runtime_field_kind(bump: &MajorBump<'_>, spans: &SpanIndex, diags: &mut Diagnostics) {
+    fn kind(ty: &str) -> &str {
+        let bits = ty.get(1..).is_some_and(|b| b.parse::<u32>().is_ok());
+        match ty.chars().next() {
+            Some('u' | 'i') if bits => "an integer",
+            Some('f') if bits => "a float",
+            _ => ty,
+        }
+    }
+    let numeric = |k: &str| k == "an integer" || k == "a float";
+    for old in bump
+        .base
+        .structure
+        .iter()
+        .filter(|s| super::migration::under(bump.base, bump.axis, &s.axis, bump.scheme_parent))
+    {
+        let Some(new) = bump.cur.structure.iter().find(|s| s.name == old.name) else {
+            continue;
+        };
+        for f in &old.field {
+            let Some(g) = new.field.iter().find(|g| g.name == f.name) else {
+                continue;
+            };
+            let (was, is) = (kind(&f.ty), kind(&g.ty));
+            if was == is || !(numeric(was) || numeric(is)) {
+                continue;
+            }
+            let at = spans.get(&key::field(&old.name, &f.name)).copied();
+            diags.push(
+                Diagnostic::new(
+                    &lints::RUNTIME_FIELD_KIND,
+                    at,
+                    format!(
+                        "field `{}.{}` was {was} (`{}`) and is {is} (`{}`) at major {}: the runtime reads a released field by its kind and cannot follow",
+                        old.name,
+                        f.name,
+                        f.ty,
+                        g.ty,
+                        u16::from(bump.from_major) + 1
+                    ),
+                )
+                .help(format!(
+                    "S5: give the field of the new kind a name of its own and drop (or map) `{}.{}` in the migration; an integer may change to any integer type, a float to any float type (spec/README.md, \"What the runtime follows\")",
+                    old.name, f.name
+                )),
+            );
+        }
+    }
+}
+
 /// S5 (Migration commitment): "A future major version MUST be accompanied by a normative
 /// migration specification mapping the prior major version's encoding onto the new major
 /// version's encoding for every field, flag bit, and tag value that survives the transition."

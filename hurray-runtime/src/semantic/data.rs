@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 
 use super::Facts;
 use super::address::{self, Undetermined};
+use super::size::Integer;
 use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::generated::rules::Rule;
@@ -542,10 +543,13 @@ fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), E
         Some(LayoutClass::Sparse) => found = b.iter().position(|x| reserved(*x)),
         _ => {
             // One byte per element: element offset o sits at byte byte_offset + o.
-            let off = i128::from(f.v.byte_offset());
+            let off = f.v.byte_offset().wide();
             let layout = f.v.layout_fields();
             let walk = address::each_element(&layout, &f.shape, f.count, b.len() as u64, |o| {
-                let at = usize::try_from(off + o).ok().filter(|at| *at < b.len());
+                let at = off
+                    .checked_add(o)
+                    .and_then(|x| usize::try_from(x).ok())
+                    .filter(|at| *at < b.len());
                 match at {
                     Some(at) if reserved(b[at]) => {
                         found = Some(at);

@@ -21,7 +21,7 @@ use crate::structures::{
 };
 use crate::wire::{Array, FixedSeq, TagClass, TagSpace};
 use elements::{DYNAMIC, ElementSize};
-use size::Size;
+use size::{Integer, Size};
 
 /// The layout of a descriptor as the semantic layer sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -295,7 +295,7 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
 
 /// OFS-1, OFS-2 and their per-layout restatements (RM-2, CO-3, CR-3, CC-3, CF-3, BP-3, CH-2).
 fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    let off = f.v.byte_offset();
+    let off = f.v.byte_offset().wide();
     let at = f.v.byte_offset_at();
     let LayoutKind::Known(l) = f.layout else {
         return Ok(());
@@ -318,21 +318,22 @@ fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             )?;
         }
     } else if let Some(b0) = f.buffer(0)
-        && off > b0.byte_size()
+        && (off < 0 || off > b0.byte_size().wide())
     {
         let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) {
             Rule::Rm2
         } else {
             Rule::Ofs1
         };
-        ctx.violation(
-            rule,
-            at,
+        let detail = if off < 0 {
+            format!("byte_offset {off} is negative: before buffer 0")
+        } else {
             format!(
                 "byte_offset {off} exceeds buffer 0's byte_size {}",
                 b0.byte_size()
-            ),
-        )?;
+            )
+        };
+        ctx.violation(rule, at, detail)?;
     }
     Ok(())
 }
@@ -834,8 +835,8 @@ fn inside_buffer_0(
     rules: (Rule, Rule),
 ) -> Result<(), Error> {
     let at = f.v.byte_offset_at();
-    let off = i128::from(f.v.byte_offset());
-    let size = i128::from(f.buffer(0).map_or(0, |b| b.byte_size()));
+    let off = f.v.byte_offset().wide();
+    let size = f.buffer(0).map_or(0, |b| b.byte_size().wide());
     let bits = match e {
         ElementSize::Bytes(w) => i128::from(w) * 8,
         ElementSize::Packed { bits } => i128::from(bits),

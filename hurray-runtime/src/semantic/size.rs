@@ -91,25 +91,44 @@ impl Size {
         Size(self.0.map(|a| a / u128::from(k.max(1))))
     }
 
-    /// Whether a buffer of `have` bytes holds this many bytes: exactly, or at least.
-    pub fn fits(self, have: u64, exact: bool) -> bool {
-        match self.0 {
-            None => false,
-            Some(n) if exact => u128::from(have) == n,
-            Some(n) => u128::from(have) >= n,
+    /// Whether a buffer of `have` bytes holds this many bytes: exactly, or at least (a
+    /// negative `have`, which a signed size field can hold, holds nothing).
+    pub fn fits(self, have: impl Integer, exact: bool) -> bool {
+        match (self.0, u128::try_from(have.wide())) {
+            (None, _) | (_, Err(_)) => false,
+            (Some(n), Ok(have)) if exact => have == n,
+            (Some(n), Ok(have)) => have >= n,
         }
     }
 }
 
-impl From<u64> for Size {
-    fn from(n: u64) -> Size {
-        Size::new(n)
-    }
+/// A field value of one of the spec's integer types, as the generated code types it. The
+/// semantic layer takes the generated accessors' values through this trait and never names
+/// the type a table gives a field today, so a type change the amendment rules accept (a
+/// `u64` turned `i64` at a new major, with its S5 migration) compiles unchanged. Every
+/// integer type widens to `i128` exactly.
+pub trait Integer: Copy + fmt::Display {
+    /// The value, exactly.
+    fn wide(self) -> i128;
 }
 
-impl From<u32> for Size {
-    fn from(n: u32) -> Size {
-        Size::new(n)
+macro_rules! integer {
+    ($($t:ty),*) => {$(
+        impl Integer for $t {
+            fn wide(self) -> i128 {
+                i128::from(self)
+            }
+        }
+    )*};
+}
+integer!(u8, u16, u32, u64, i8, i16, i32, i64);
+
+/// A field value as a quantity. A negative value is no quantity: it is [`Size::OVER`], which
+/// no buffer fits, so the rule that asked for the quantity reports a violation (the rules that
+/// bound a signed field, such as OFS-1 for `byte_offset`, report its sign first).
+impl<T: Integer> From<T> for Size {
+    fn from(n: T) -> Size {
+        Size(u128::try_from(n.wide()).ok())
     }
 }
 
@@ -131,6 +150,14 @@ impl fmt::Debug for Size {
 #[cfg(test)]
 mod tests {
     use super::Size;
+
+    #[test]
+    fn a_negative_field_value_is_no_quantity_and_no_buffer_holds_anything() {
+        assert!(Size::from(-1i64).is_over());
+        assert_eq!(Size::from(i64::MAX).get(), Some(i64::MAX as u128));
+        assert!(!Size::ZERO.fits(-1i64, false));
+        assert!(Size::new(8u64).fits(8i64, true));
+    }
 
     #[test]
     fn overflow_is_sticky_and_never_fits() {

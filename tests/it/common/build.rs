@@ -429,6 +429,30 @@ fn buffer(
     out
 }
 
+/// A section that names its scheme (`{ scheme = "nf4", … }`, the key being the scheme
+/// space's name): the scheme by its tag first, at the axis's initial version (or as given),
+/// flags clear unless given.
+fn scheme_section(v: &T, what: &str) -> Value {
+    let mut q = tables::to_value(v);
+    let Value::Object(fields) = &mut q else {
+        unreachable!("a table")
+    };
+    if let Some(i) = fields.iter().position(|(k, _)| k == Scheme::NAME) {
+        let (_, name) = fields.remove(i);
+        let Value::Str(name) = name else {
+            panic!("{what}: a scheme is named")
+        };
+        let s = Scheme::from_name(&name).unwrap_or_else(|| panic!("{what}: no scheme `{name}`"));
+        fields.insert(0, ("scheme_tag".into(), Value::UInt(u64::from(s.value()))));
+    }
+    for (key, default) in [("scheme_version", 0), ("flags", 0)] {
+        if !fields.iter().any(|(k, _)| k == key) {
+            fields.push((key.into(), Value::UInt(default)));
+        }
+    }
+    q
+}
+
 /// Build a tensor row (its template already merged in).
 pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
     let mut k = Keys::new(row, what.to_string());
@@ -503,10 +527,16 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
             ));
         }
     }
+    // Every optional section the spec defines (the generated descriptor's conditional
+    // fields, in wire order), by its spec name: a section an amendment adds is read from a
+    // row as soon as the runtime is generated from the amended tables. A section given
+    // `of = [values]` is computed by the oracle (the statistics of those values); one that
+    // names its scheme by name (the scheme space's name as the key) gets its tag, and the
+    // scheme version and flags it leaves out.
     let mut statistics_of = None;
-    for section in ["shard", "statistics", "extension_type", "composite_member"] {
+    for &section in Descriptor::CONDITIONAL_FIELDS {
         let v = match k.get(section) {
-            Some(T::Table(t)) if section == "statistics" && t.contains_key("of") => {
+            Some(T::Table(t)) if t.contains_key("of") => {
                 let vals: Vec<f64> = tables::array(&t["of"], what)
                     .iter()
                     .map(|x| tables::float(x, what))
@@ -517,51 +547,32 @@ pub fn tensor(row: &toml::Table, lib: &Library, what: &str) -> Tensor {
                 });
                 assert!(
                     t.keys().all(|k| k == "of" || k == "nm"),
-                    "{what}: statistics"
+                    "{what}: {section}"
                 );
                 statistics_of = Some(full_stats(&vals, nm));
                 Value::Null
+            }
+            Some(v @ T::Table(t))
+                if t.contains_key(Scheme::NAME) || t.contains_key("scheme_tag") =>
+            {
+                scheme_section(v, what)
             }
             Some(v) => tables::to_value(v),
             None => Value::Null,
         };
         contract_value.push((section.into(), v));
     }
-    let quantization = match k.get("quantization") {
-        Some(q) => {
-            let mut q = tables::to_value(q);
-            let Value::Object(fields) = &mut q else {
-                panic!("{what}: quantization is a table")
-            };
-            // The scheme by name, its version at the axis's initial one (or as given).
-            if let Some(i) = fields.iter().position(|(k, _)| k == "scheme") {
-                let (_, name) = fields.remove(i);
-                let Value::Str(name) = name else {
-                    panic!("{what}: scheme is a name")
-                };
-                let s = Scheme::from_name(&name)
-                    .unwrap_or_else(|| panic!("{what}: no scheme `{name}`"));
-                fields.insert(0, ("scheme_tag".into(), Value::UInt(u64::from(s.value()))));
-            }
-            for (key, default) in [("scheme_version", 0), ("flags", 0)] {
-                if !fields.iter().any(|(k, _)| k == key) {
-                    fields.push((key.into(), Value::UInt(default)));
-                }
-            }
-            q
-        }
-        None => Value::Null,
-    };
-    contract_value.push(("quantization".into(), quantization));
     if let Some(s) = k.get("skipped") {
         contract_value.push(("skipped".into(), Value::Bytes(tables::bytes(s, what))));
     }
-    let ext = match contract_value.iter().find(|(k, _)| k == "extension_type") {
-        Some((_, Value::Null)) | None => None,
-        Some((_, v)) => Some(
-            hurray_runtime::structures::ExtensionType::from_value(v, "extension_type")
-                .unwrap_or_else(|e| panic!("{what}: {e}")),
-        ),
+    // The extension type section a private element type's data follows, read through the
+    // owned descriptor (its buffers are not known yet).
+    let ext = {
+        let mut provisional = contract_value.clone();
+        provisional.push(("buffers".into(), Value::Array(Vec::new())));
+        contract::descriptor_from_value(&Value::Object(provisional))
+            .ok()
+            .and_then(|d| d.extension_type)
     };
     // The element count, when it is one (a dynamic dimension is not).
     let elements = shape.iter().try_fold(1u64, |n, d| n.checked_mul(*d));

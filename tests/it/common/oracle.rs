@@ -15,6 +15,7 @@ use hurray_runtime::structures::{
 };
 use hurray_runtime::tags::{ElementKind, ElementType, Packing};
 use hurray_runtime::wire::{FlagSet, TagSpace};
+use hurray_runtime::{Value, contract};
 
 use super::{f32s, i32s};
 
@@ -419,7 +420,8 @@ pub fn payload_len(p: &SchemeVariant) -> u64 {
     }
 }
 
-/// descriptor.md §1: the length identity of a version-1.0 descriptor.
+/// descriptor.md §1: the length identity of a version-1.0 descriptor, and the sections an
+/// amendment of the spec adds after it.
 pub fn length_identity(d: &Descriptor) -> u32 {
     let r = d.shape.len() as u64;
     let len = 20
@@ -434,8 +436,51 @@ pub fn length_identity(d: &Descriptor) -> u32 {
         + d.shard.as_ref().map_or(0, |_| 16 * r)
         + d.statistics.as_ref().map_or(0, |_| 72)
         + d.extension_type.as_ref().map_or(0, |_| 20)
-        + d.composite_member.as_ref().map_or(0, |_| 16);
+        + d.composite_member.as_ref().map_or(0, |_| 16)
+        + amended_sections_len(d);
     len as u32
+}
+
+/// The bytes of the optional sections the sheets give no size for: those an amendment of the
+/// spec adds (every conditional field of the generated descriptor but the sheet's five).
+/// The oracle knows no formula for them, so they are measured as the generated encoder lays
+/// them out — the descriptor encoded with them minus encoded without — and the reader must
+/// still accept the result, and re-encode it byte for byte.
+fn amended_sections_len(d: &Descriptor) -> u64 {
+    let mut sheet = d.clone();
+    sheet.quantization = None;
+    sheet.shard = None;
+    sheet.statistics = None;
+    sheet.extension_type = None;
+    sheet.composite_member = None;
+    let with = sheet.to_bytes().len() as u64;
+    let Value::Object(mut fields) = contract::descriptor_value(&sheet) else {
+        unreachable!("a descriptor's value is an object")
+    };
+    for (key, v) in &mut fields {
+        if Descriptor::CONDITIONAL_FIELDS.contains(&key.as_str()) {
+            *v = Value::Null;
+        }
+    }
+    let without = contract::descriptor_from_value(&Value::Object(fields))
+        .expect("a descriptor without its sections")
+        .to_bytes()
+        .len() as u64;
+    with - without
+}
+
+/// descriptor.md §3: the flag bits a descriptor's present sections set, each section's bit
+/// as the spec's tables state it (the generated `PRESENCE_BITS`), so a section an amendment
+/// gates behind a new bit sets that bit.
+pub fn presence_flags(d: &Descriptor) -> DescriptorFlags {
+    let v = contract::descriptor_value(d);
+    let mut flags = DescriptorFlags::empty();
+    for (field, bit) in Descriptor::PRESENCE_BITS {
+        if v.get(field).is_some_and(|x| *x != Value::Null) {
+            flags = flags.with(DescriptorFlags::from_bits(1 << bit));
+        }
+    }
+    flags
 }
 
 /// The header fields a descriptor derives, by the sheets' rules: flags from the sections
@@ -444,24 +489,7 @@ pub fn length_identity(d: &Descriptor) -> u32 {
 /// amendment of the spec added), and descriptor_length by the length identity (plus any
 /// surplus bytes carried on purpose).
 pub fn seal(d: &mut Descriptor) {
-    let mut flags = DescriptorFlags::empty();
-    for (present, bit) in [
-        (d.quantization.is_some(), DescriptorFlags::HAS_QUANTIZATION),
-        (d.shard.is_some(), DescriptorFlags::HAS_SHARD),
-        (d.statistics.is_some(), DescriptorFlags::HAS_STATISTICS),
-        (
-            d.extension_type.is_some(),
-            DescriptorFlags::HAS_EXTENSION_TYPE,
-        ),
-        (
-            d.composite_member.is_some(),
-            DescriptorFlags::HAS_COMPOSITE_MEMBER,
-        ),
-    ] {
-        if present {
-            flags = flags.with(bit);
-        }
-    }
+    let flags = presence_flags(d);
     let v = allocated_by(d);
     d.fixed_header.flags = flags;
     d.fixed_header.rank = d.shape.len() as u32;
@@ -477,7 +505,8 @@ pub fn seal(d: &mut Descriptor) {
 }
 
 /// The lowest descriptor version that allocates the tag values a row names: the header's
-/// element type and layout, each buffer's device, sync mode and memory class, the scheme.
+/// element type and layout, each buffer's device, sync mode and memory class, the scheme,
+/// and the flag bits of the sections present.
 fn allocated_by(d: &Descriptor) -> hurray_runtime::Version {
     use hurray_runtime::tags::{Device, Layout, MemoryClass, Scheme, SyncMode};
     fn since<T: TagSpace>(raw: u32) -> Option<hurray_runtime::Version> {
@@ -496,6 +525,13 @@ fn allocated_by(d: &Descriptor) -> hurray_runtime::Version {
     if let Some(q) = &d.quantization {
         all.push(since::<Scheme>(q.payload.tag()));
     }
+    // Each section's flag bit: a section an amendment adds is no older than its bit.
+    let flags = presence_flags(d).bits();
+    all.extend(
+        (0..64)
+            .filter(|b| flags >> b & 1 == 1)
+            .map(DescriptorFlags::bit_since),
+    );
     all.into_iter()
         .flatten()
         .fold(Axis::Descriptor.initial(), Ord::max)

@@ -142,6 +142,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
     }
     // Flag bits that gate this structure's optional fields, kept in step with presence.
     let mut sync = Vec::new();
+    let mut gates = Vec::new();
     for f in &s.fields {
         if let Presence::If(Condition::HasBit(path, _, bit)) = &f.presence {
             if path.root != id || !matches!(spec.resolve(path).ty, FieldType::Flags(_)) {
@@ -163,6 +164,8 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             }
             let name = ident(&f.name);
             let m = Literal::u64_unsuffixed(1u64 << bit);
+            let (spec_name, bit_index) = (f.name.as_str(), Literal::u32_unsuffixed(*bit));
+            gates.push(quote!((#spec_name, #bit_index)));
             sync.push(quote! {
                 if self.#name.is_some() { #e.0 |= #m; } else { #e.0 &= !#m; }
             });
@@ -267,6 +270,10 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             /// The spec names of the fields present only when a condition on earlier fields
             /// holds (a flag-gated section), in wire order.
             pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[#(#conditional),*];
+
+            /// Each optional field a bit of this structure's own flag field gates: its spec
+            /// name and the bit's index (a reader reads the field exactly when the bit is set).
+            pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[#(#gates),*];
 
             /// Set every length prefix a structure holds of itself (its framing's own field)
             /// to its encoded length, here and in every nested structure (a writer's duty:
@@ -526,6 +533,7 @@ mod tests {
         // The descriptor lists the new section among its conditional fields and syncs it.
         let code = super::owned(spec, d).to_string().replace(' ', "");
         assert!(code.contains("\"x_provenance\"]"), "{code}");
+        assert!(code.contains("(\"x_provenance\","), "{code}");
         assert!(
             code.contains("ifletSome(x)=&mutself.x_provenance{x.sync_length_prefixes()?;}"),
             "{code}"
