@@ -55,8 +55,11 @@ pub struct Data {
     pub old: Outcome,
     /// What the new build's `hurray decode` does with it.
     pub new: Outcome,
-    /// Text the new build's `hurray decode --json` shows when it reads the data (a field the
-    /// amendment added, a default R4 fills in).
+    /// After writing: the new build's `hurray migrate --to AXIS=VERSION` rewrites the data
+    /// (S5), and both readers read what it wrote (with placeholders: `descriptor=${descriptor+major}`).
+    pub migrate: Option<String>,
+    /// Text the new build's `hurray decode --json` prints: its JSON when it reads the data (a
+    /// field the amendment added, a default R4 fills in), its message when it rejects it.
     #[serde(default)]
     pub shows: Vec<String>,
     /// The versioning rules the outcomes follow (`CD2`, `R4`).
@@ -262,14 +265,24 @@ fn rendered(repo: &Path, spec: &Path, fixture: &str, scratch: &Path) -> Result<S
             "| data | written by | {old} reader | {new} reader | rules |\n|---|---|---|---|---|"
         );
         for d in &rows {
-            let writer = match d.writer {
+            let mut writer = match d.writer {
                 Build::Old => old,
                 Build::New => new,
-            };
+            }
+            .to_string();
+            if let Some(to) = &d.migrate {
+                let _ = write!(writer, ", then `hurray migrate --to {}`", vars.expand(to)?);
+            }
             let mut new_cell = d.new.to_string();
             if !d.shows.is_empty() {
-                let shown: Vec<String> = d.shows.iter().map(|s| format!("`{s}`")).collect();
-                let _ = write!(new_cell, ", shows {}", shown.join(", "));
+                let shown = (d.shows.iter())
+                    .map(|s| vars.expand(s).map(|s| format!("`{s}`")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let verb = match d.new {
+                    Outcome::Reads => "shows",
+                    Outcome::Rejects(_) => "says",
+                };
+                let _ = write!(new_cell, ", {verb} {}", shown.join(", "));
             }
             let _ = writeln!(
                 out,
@@ -300,9 +313,15 @@ fn edits(o: &Overlay, vars: &Vars, out: &mut String) -> Result<(), String> {
         let to = vars
             .get(&format!("{}+{step}", b.axis))
             .ok_or_else(|| format!("no next {step} version of axis `{}`", b.axis))?;
+        // A scheme axis counts `scheme_version`s, with no minor (RES-6).
+        let next = if to.contains('.') {
+            format!("the next {step}")
+        } else {
+            "the next scheme version".to_string()
+        };
         let _ = writeln!(
             out,
-            "- In `spec/spec.toml`, set `current` of the axis `{}` to `\"{to}\"` (the next {step}).",
+            "- In `spec/spec.toml`, set `current` of the axis `{}` to `\"{to}\"` ({next}).",
             b.axis
         );
     }
