@@ -193,7 +193,9 @@ pub fn generate_released_runtime(root: &Path, files: &[(&str, &str)], file: &str
             )]);
         }
         let loaded = crate::load_files(&dir, &archived);
-        let what = format!("the released runtime from the archive of release {sequence} (pending major: {majors})");
+        let what = format!(
+            "the released runtime from the archive of release {sequence} (pending major: {majors})"
+        );
         write_runtime(&dir, &loaded, &what, &out_dir().join(file));
         println!("cargo::rustc-cfg={RELEASED_CFG}");
     }

@@ -238,7 +238,12 @@ fn embedded(tree: &std::path::Path) -> Vec<(String, String)> {
             if p.is_dir() {
                 walk(root, &p, out);
             } else if p.extension().is_some_and(|x| x == "toml") {
-                let rel = p.strip_prefix(root).unwrap().to_str().unwrap().replace('\\', "/");
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .replace('\\', "/");
                 out.push((rel, std::fs::read_to_string(&p).unwrap()));
             }
         }
@@ -262,7 +267,10 @@ fn code(root: &std::path::Path, files: &[(&str, &str)]) -> String {
 fn without_a_pending_major_the_released_runtime_is_the_current_one() {
     let root = root().join("spec");
     let files = embedded(&root);
-    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
     assert_eq!(
         hurray_codegen::build::released(&root, &files),
         Some(hurray_codegen::build::Released::Current)
@@ -295,7 +303,10 @@ fn with_a_pending_major_the_released_runtime_comes_from_the_last_release_archive
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let files = embedded(&m.tree);
-    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
     let Some(hurray_codegen::build::Released::Archive { sequence, pending }) =
         hurray_codegen::build::released(&m.tree, &files)
     else {
@@ -303,14 +314,19 @@ fn with_a_pending_major_the_released_runtime_comes_from_the_last_release_archive
     };
     let descriptor = Axis::Descriptor.name();
     assert!(
-        pending.iter().any(|(a, from, to)| a == descriptor && to - from == 1),
+        pending
+            .iter()
+            .any(|(a, from, to)| a == descriptor && to - from == 1),
         "{pending:?}"
     );
     let archived = hurray_codegen::amend::archive::embedded(&files, sequence);
     assert!(!archived.is_empty(), "release {sequence} has an archive");
     let archive_dir = hurray_codegen::amend::archive::dir(&m.tree, sequence);
     let today = embedded(&root().join("spec"));
-    let today: Vec<(&str, &str)> = today.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let today: Vec<(&str, &str)> = today
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
     assert_eq!(
         code(&archive_dir, &archived),
         code(&root().join("spec"), &today),
@@ -354,7 +370,11 @@ fn release_archives_its_tables_and_check_verifies_them() {
     // An archived value renamed.
     let layout = archive.join("tags/layout.toml");
     let text = std::fs::read_to_string(&layout).unwrap();
-    std::fs::write(&layout, text.replacen("\"row_major\"", "\"row_major_edited\"", 1)).unwrap();
+    std::fs::write(
+        &layout,
+        text.replacen("\"row_major\"", "\"row_major_edited\"", 1),
+    )
+    .unwrap();
     let o = common::hurray_spec(&["check", "--spec", spec]);
     assert_eq!(o.status.code(), Some(1));
     let err = common::stderr(&o) + &common::stdout(&o);

@@ -14,8 +14,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_runtime_released as released;
 use hurray_runtime as new;
+use hurray_runtime_released as released;
 
 use super::exit::{self, Rejection, Report};
 

@@ -47,11 +47,7 @@ pub fn embedded<'a>(files: &[(&'a str, &'a str)], sequence: u32) -> Vec<(&'a str
 /// Every file an archive of the spec tree at `spec_dir` holds: each `*.toml` outside
 /// `releases/`, as (path relative to the tree with `/` separators, path), in path order.
 pub fn tables(spec_dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
-    fn walk(
-        root: &Path,
-        dir: &Path,
-        out: &mut Vec<(String, PathBuf)>,
-    ) -> std::io::Result<()> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> std::io::Result<()> {
         for entry in std::fs::read_dir(dir)? {
             let path = entry?.path();
             let relative = path
@@ -128,7 +124,10 @@ pub fn verify(
                     Diagnostic::new(
                         &lints::RELEASE_ARCHIVE_EDITED,
                         Some(Span::new(*record_file, 0..0)),
-                        format!("the archive {name} of release {} cannot be read: {e}", record.release.sequence),
+                        format!(
+                            "the archive {name} of release {} cannot be read: {e}",
+                            record.release.sequence
+                        ),
                     )
                     .help(help),
                 );
@@ -212,7 +211,10 @@ pub fn verify(
 fn differing(archived: &Snapshot, record: &Snapshot, spans: &SpanIndex) -> (String, Option<Span>) {
     for a in &archived.axis {
         if record.axis(&a.name) != Some(a) {
-            return (format!("axis `{}`", a.name), spans.get(&key::axis(&a.name)).copied());
+            return (
+                format!("axis `{}`", a.name),
+                spans.get(&key::axis(&a.name)).copied(),
+            );
         }
     }
     for s in &archived.space {
@@ -227,12 +229,18 @@ fn differing(archived: &Snapshot, record: &Snapshot, spans: &SpanIndex) -> (Stri
             }
         }
         if record.space(&s.name) != Some(s) {
-            return (format!("tag space `{}`", s.name), spans.get(&key::space(&s.name)).copied());
+            return (
+                format!("tag space `{}`", s.name),
+                spans.get(&key::space(&s.name)).copied(),
+            );
         }
     }
     for f in &archived.flags {
         if record.flag_set(&f.name) != Some(f) {
-            return (format!("flag set `{}`", f.name), spans.get(&key::flags(&f.name)).copied());
+            return (
+                format!("flag set `{}`", f.name),
+                spans.get(&key::flags(&f.name)).copied(),
+            );
         }
     }
     for s in &archived.structure {
@@ -248,10 +256,16 @@ fn differing(archived: &Snapshot, record: &Snapshot, spans: &SpanIndex) -> (Stri
         || archived.flags.len() != record.flags.len()
         || archived.structure.len() != record.structure.len()
     {
-        return ("the list of axes, spaces, flag sets or structures".into(), None);
+        return (
+            "the list of axes, spaces, flag sets or structures".into(),
+            None,
+        );
     }
     if archived.placement != record.placement {
         return ("the placement".into(), None);
     }
-    ("what the generated readers act on (rules, limits, roles)".into(), None)
+    (
+        "what the generated readers act on (rules, limits, roles)".into(),
+        None,
+    )
 }
