@@ -7,12 +7,16 @@
 //! `hurray-runtime`'s own source against it: a runtime of the old major. Otherwise the
 //! released spec is the current one and this crate re-exports `hurray-runtime`, so a tree
 //! without a pending major compiles the runtime once.
+//!
+//! The runtime's source is the dependency's own (`hurray-runtime`'s build script names its
+//! directory, `links = "hurray_runtime"`): the build script writes `OUT_DIR/released.rs`,
+//! `#[path = "<that directory>/lib.rs"] mod runtime; pub use runtime::*;`, so the crate
+//! builds from its published package as from the repository.
 
+// `mod runtime` (hurray-runtime's `src/lib.rs`, whose generated code is this crate's
+// `OUT_DIR/hurray_generated.rs`) and `pub use runtime::*`.
 #[cfg(hurray_released_archive)]
-#[path = "../../hurray-runtime/src/lib.rs"]
-mod runtime;
-#[cfg(hurray_released_archive)]
-pub use runtime::*;
+include!(concat!(env!("OUT_DIR"), "/released.rs"));
 // The generated `Arbitrary` impls reach their helpers as `crate::generate`.
 #[cfg(all(hurray_released_archive, feature = "arbitrary"))]
 use runtime::generate;
