@@ -101,6 +101,107 @@ pub fn generate_runtime_with_overlay(
     write_runtime(&tree, &loaded, &what, &out_dir().join(file));
 }
 
+/// Which spec the released runtime of a spec tree is generated from
+/// ([`generate_released_runtime`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Released {
+    /// No axis has a pending major (the spec's major equals its last release's on every
+    /// axis, or nothing is released): the released runtime is the current one.
+    Current,
+    /// An axis's major is above the last release's: the released runtime is generated from
+    /// the archived tables of that release (`releases/NNNN/`).
+    Archive {
+        /// The last release's sequence number.
+        sequence: u32,
+        /// The axes whose major is pending, with the released and the current major.
+        pending: Vec<(String, u8, u8)>,
+    },
+}
+
+/// Which spec the released runtime of the embedded tree `files` comes from: the archive of
+/// the last release when the spec has a pending major on some axis, else the current spec.
+/// The records are the files `releases/NNNN.toml`; `None` when the current spec does not
+/// load cleanly.
+pub fn released(root: &Path, files: &[(&str, &str)]) -> Option<Released> {
+    let loaded = crate::load_files(root, files);
+    let spec = loaded.clean()?;
+    let (current, _) = crate::amend::snapshot::of_spec(spec);
+    let last = files
+        .iter()
+        .filter(|(path, _)| {
+            path.strip_prefix(crate::amend::history::DIR)
+                .and_then(|p| p.strip_prefix('/'))
+                .is_some_and(|name| !name.contains('/') && name.ends_with(".toml"))
+        })
+        .filter_map(|(_, text)| toml::from_str::<crate::amend::snapshot::Snapshot>(text).ok())
+        .max_by_key(|r| r.release.sequence);
+    let Some(last) = last else {
+        return Some(Released::Current);
+    };
+    let pending: Vec<(String, u8, u8)> = current
+        .axis
+        .iter()
+        .filter_map(|a| {
+            let (_, now) = current.version(&a.name)?;
+            let (_, then) = last.version(&a.name)?;
+            (now.major > then.major).then(|| (a.name.clone(), then.major, now.major))
+        })
+        .collect();
+    Some(if pending.is_empty() {
+        Released::Current
+    } else {
+        Released::Archive {
+            sequence: last.release.sequence,
+            pending,
+        }
+    })
+}
+
+/// The `cfg` [`generate_released_runtime`] sets when it generated from an archive: the
+/// released runtime's crate then compiles the runtime's source against that code, and
+/// otherwise re-exports the current runtime.
+pub const RELEASED_CFG: &str = "hurray_released_archive";
+
+/// For the build script of the released runtime (`hurray-runtime-released`, the reader of
+/// `hurray migrate`): when the embedded spec has a pending major ([`released`]), generate
+/// the runtime from the last release's archived tables into `$OUT_DIR/<file>` and set the
+/// cfg [`RELEASED_CFG`]; otherwise generate nothing (the crate re-exports the current
+/// runtime, so a tree without a pending major compiles the runtime once). A pending major
+/// whose release has no archive fails the build, naming the release.
+pub fn generate_released_runtime(root: &Path, files: &[(&str, &str)], file: &str) -> Released {
+    key_to_checkout();
+    println!("cargo::rustc-check-cfg=cfg({RELEASED_CFG})");
+    let Some(which) = released(root, files) else {
+        fail(&[format!(
+            "cannot generate the released runtime: the spec in {} has errors (the build of hurray-runtime lists them); every finding: {}",
+            shown(root).display(),
+            check_command(root)
+        )]);
+    };
+    if let Released::Archive { sequence, pending } = &which {
+        let archived = crate::amend::archive::embedded(files, *sequence);
+        let dir = crate::amend::archive::dir(root, *sequence);
+        let majors = pending
+            .iter()
+            .map(|(axis, then, now)| format!("{axis} {then} → {now}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if archived.is_empty() {
+            fail(&[format!(
+                "cannot generate the released runtime: the spec has a pending major ({majors}) but release {sequence} has no archived tables in {}; a release written before archives existed is archived by copying its tables there once (`hurray-spec check` verifies the copy against the record)",
+                dir.display()
+            )]);
+        }
+        let loaded = crate::load_files(&dir, &archived);
+        let what = format!(
+            "the released runtime from the archive of release {sequence} (pending major: {majors})"
+        );
+        write_runtime(&dir, &loaded, &what, &out_dir().join(file));
+        println!("cargo::rustc-cfg={RELEASED_CFG}");
+    }
+    which
+}
+
 fn out_dir() -> PathBuf {
     PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"))
 }

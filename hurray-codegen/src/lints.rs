@@ -87,6 +87,7 @@ lints! {
     STATUS_HISTORY = "status-history", "history", Error, "the spec's status disagrees with its release history";
     RECORD_EDITED = "record-edited", "history", Error, "a release record was edited after it was written";
     RECORD_CHAIN = "record-chain", "history", Error, "release records do not form an unbroken chain";
+    RELEASE_ARCHIVE_EDITED = "release-archive-edited", "history", Error, "a release's archived spec tables (releases/NNNN/) do not match its record's fingerprint";
     S1_OUTSIDE_PUBLIC_RANGE = "s1-outside-public-range", "S1", Error, "a public value is allocated outside its space's public range (in a private, reserved or invalid range)";
     S1_WITHOUT_AMENDMENT = "s1-without-amendment", "S1", Error, "a new value, bit, field or structure appears without the amendment that adds it (its `since` is not the new version)";
     S2_REBIND = "s2-rebind", "S2", Error, "a released value or flag bit is bound to a different meaning";

@@ -313,6 +313,7 @@ pub fn seal_pending(tree: &Path) -> std::io::Result<Option<crate::amend::snapsho
     if let Some(record) = spec.and_then(|s| amend::next_record(s, &hist, None)) {
         let path = history::dir(tree).join(format!("{:04}.toml", record.release.sequence));
         std::fs::write(path, crate::schema::record_text(tree, &record))?;
+        amend::archive::write(tree, record.release.sequence)?;
         return Ok(Some(record.release));
     }
     Ok(hist.latest().map(|s| s.release.clone()))

@@ -367,7 +367,7 @@ fn edit(e: &Edit, vars: &Vars, out: &mut String) -> Result<(), String> {
         return Ok(());
     }
     if let Some(c) = &e.content {
-        let _ = write!(out, "- Create `{file}`:\n");
+        let _ = writeln!(out, "- Create `{file}`:");
         block(out, &text(vars, c)?);
         return Ok(());
     }
@@ -377,32 +377,32 @@ fn edit(e: &Edit, vars: &Vars, out: &mut String) -> Result<(), String> {
     if let (Some(find), Some(replace)) = (&e.find, &e.replace) {
         let replace = text(vars, replace)?;
         if replace.trim().is_empty() {
-            let _ = write!(out, "- In `{file}`, delete:\n");
+            let _ = writeln!(out, "- In `{file}`, delete:");
             block(out, &text(vars, find)?);
         } else {
-            let _ = write!(out, "- In `{file}`, replace:\n");
+            let _ = writeln!(out, "- In `{file}`, replace:");
             block(out, &text(vars, find)?);
-            let _ = write!(out, "\n  with:\n");
+            let _ = writeln!(out, "\n  with:");
             block(out, &replace);
         }
     }
     if let Some(a) = &e.append {
         match (&e.structure, &e.flags) {
             (Some(s), _) => {
-                let _ = write!(
+                let _ = writeln!(
                     out,
                     "- In `{file}`, after the last field of the structure `{s}`, add (and update \
-                     its declared `size`, if it has one, to what its fields add up to):\n"
+                     its declared `size`, if it has one, to what its fields add up to):"
                 );
             }
             (None, Some(f)) => {
-                let _ = write!(
+                let _ = writeln!(
                     out,
-                    "- In `{file}`, after the last bit of the flag set `{f}`, add:\n"
+                    "- In `{file}`, after the last bit of the flag set `{f}`, add:"
                 );
             }
             (None, None) => {
-                let _ = write!(out, "- At the end of `{file}`, add:\n");
+                let _ = writeln!(out, "- At the end of `{file}`, add:");
             }
         }
         block(out, &text(vars, a)?);

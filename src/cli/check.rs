@@ -138,11 +138,21 @@ pub fn release(spec: &Path, label: Option<&str>) -> ExitCode {
         eprintln!("error: cannot update spec.toml: {e}");
         return ExitCode::from(2);
     }
+    // The tables as released (spec.toml marked released first), for the released runtime
+    // `hurray migrate` reads with once a major is pending.
+    let archived = match amend::archive::write(spec, record.release.sequence) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: cannot archive the released tables: {e}");
+            return ExitCode::from(2);
+        }
+    };
     outln!(
-        "recorded release {} ({}) in {}",
+        "recorded release {} ({}) in {}, its tables in {}",
         record.release.sequence,
         record.release.label,
-        path.display()
+        path.display(),
+        archived.display()
     );
     ExitCode::SUCCESS
 }

@@ -228,3 +228,158 @@ fn the_released_binary_refuses_a_migration_it_does_not_define() {
     );
     assert!(!out.exists());
 }
+
+/// Every TOML file of a spec tree as `hurray-spec-tables` embeds it: (path relative to the
+/// tree with `/` separators, text).
+fn embedded(tree: &std::path::Path) -> Vec<(String, String)> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(tree, tree, &mut out);
+    out.sort();
+    out
+}
+
+/// The runtime code `hurray_codegen` generates from an embedded tree.
+fn code(root: &std::path::Path, files: &[(&str, &str)]) -> String {
+    let loaded = hurray_codegen::load_files(root, files);
+    hurray_codegen::build::runtime_code(&loaded).expect("the tree loads cleanly")
+}
+
+/// The `hurray` binary's reader is `hurray-runtime-released`. In this tree no major is
+/// pending: it is the current runtime, re-exported, and the CLI's path (export by the
+/// released build, import by the current one) defines no migration.
+#[test]
+fn without_a_pending_major_the_released_runtime_is_the_current_one() {
+    let root = root().join("spec");
+    let files = embedded(&root);
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let which = hurray_codegen::build::released(&root, &files);
+    assert_eq!(
+        hurray_runtime_released::FROM_ARCHIVE,
+        matches!(which, Some(hurray_codegen::build::Released::Archive { .. })),
+        "the crate was built as the build script decides"
+    );
+    assert_eq!(which, Some(hurray_codegen::build::Released::Current));
+    let bytes = read(&shared().join("conformance/descriptors/row_major_f32_3x4.bin"));
+    let export = hurray_runtime_released::migrate::export(
+        &bytes,
+        &hurray_runtime_released::ReaderConfig::new(),
+    )
+    .unwrap();
+    let (axis, to) = target();
+    let e = released::migrate::import(&export, &bytes, axis, to).unwrap_err();
+    assert_eq!(e.code(), "migration-undefined");
+}
+
+/// In a tree whose descriptor major is pending (the overlay of `tests/runtime-major2`, as
+/// the evolution playbook's scenario 4 makes it), the CLI's released runtime is generated
+/// from the archive of the last release, and that archive generates exactly the runtime of
+/// the spec as released today: `hurray-runtime`, which the tests above pair with the next
+/// major's build. So the CLI built in such a tree reads with the released runtime and
+/// writes with the new one, as those tests do.
+#[test]
+fn with_a_pending_major_the_released_runtime_comes_from_the_last_release_archive() {
+    let work = common::scratch("migrate_released_archive");
+    let m = hurray_codegen::overlay::materialize(
+        &root().join("spec"),
+        &root().join("tests/runtime-major2/edit.toml"),
+        &work,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let files = embedded(&m.tree);
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let Some(hurray_codegen::build::Released::Archive { sequence, pending }) =
+        hurray_codegen::build::released(&m.tree, &files)
+    else {
+        panic!("the amended tree has a pending descriptor major");
+    };
+    let descriptor = Axis::Descriptor.name();
+    assert!(
+        pending
+            .iter()
+            .any(|(a, from, to)| a == descriptor && to - from == 1),
+        "{pending:?}"
+    );
+    let archived = hurray_codegen::amend::archive::embedded(&files, sequence);
+    assert!(!archived.is_empty(), "release {sequence} has an archive");
+    let archive_dir = hurray_codegen::amend::archive::dir(&m.tree, sequence);
+    let today = embedded(&root().join("spec"));
+    let today: Vec<(&str, &str)> = today
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    assert_eq!(
+        code(&archive_dir, &archived),
+        code(&root().join("spec"), &today),
+        "the archive generates the released runtime"
+    );
+    // The amended tree, archive and all, checks clean.
+    let checked = hurray_codegen::check(&m.tree, None).unwrap();
+    assert!(!checked.diags.has_errors(), "{:?}", checked.diags.items());
+}
+
+/// `hurray-spec release` archives the tables it releases beside the record, and `check`
+/// accepts the pair; an edit of the archive is `release-archive-edited` at the file.
+#[test]
+fn release_archives_its_tables_and_check_verifies_them() {
+    let work = common::scratch("migrate_release_archive");
+    let m = hurray_codegen::overlay::materialize(
+        &root().join("spec"),
+        &root().join("tests/fixtures/amendments/new-device-tag/edit.toml"),
+        &work,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let spec = m.tree.to_str().unwrap();
+    let o = common::hurray_spec(&["release", "--spec", spec]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let hist = hurray_codegen::amend::history::load(
+        &m.tree,
+        &mut Default::default(),
+        &mut Default::default(),
+    );
+    let sequence = hist.latest().unwrap().release.sequence;
+    let archive = hurray_codegen::amend::archive::dir(&m.tree, sequence);
+    for (relative, path) in hurray_codegen::amend::archive::tables(&m.tree).unwrap() {
+        assert_eq!(
+            std::fs::read(archive.join(&relative)).unwrap(),
+            std::fs::read(path).unwrap(),
+            "{relative}"
+        );
+    }
+    let o = common::hurray_spec(&["check", "--spec", spec]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    // An archived value renamed.
+    let layout = archive.join("tags/layout.toml");
+    let text = std::fs::read_to_string(&layout).unwrap();
+    std::fs::write(
+        &layout,
+        text.replacen("\"row_major\"", "\"row_major_edited\"", 1),
+    )
+    .unwrap();
+    let o = common::hurray_spec(&["check", "--spec", spec]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = common::stderr(&o) + &common::stdout(&o);
+    assert!(err.contains("release-archive-edited"), "{err}");
+    assert!(err.contains("tags/layout.toml"), "{err}");
+}

@@ -16,6 +16,20 @@ pub struct Report<'a> {
     pub json: bool,
 }
 
+/// A runtime's rejection of the data, in the parts the contract prints.
+pub struct Rejection<'a> {
+    /// The error's Display: `error[<code>]: <message> (at byte <offset>)`.
+    pub line: String,
+    /// The stable kebab-case code.
+    pub code: &'a str,
+    /// The rule's id (`None` under a resource limit).
+    pub rule: Option<&'a str>,
+    /// The byte offset in the input.
+    pub offset: u64,
+    /// The detail text.
+    pub detail: &'a str,
+}
+
 impl Report<'_> {
     /// The input's name for messages.
     fn name(&self) -> String {
@@ -32,17 +46,29 @@ impl Report<'_> {
     /// "detail", "input"}` (`rule` is null for a refusal under a resource limit, which is a
     /// policy of the reader, not a rule of the format).
     pub fn rejected(&self, e: &Error) -> ExitCode {
+        self.rejection(&Rejection {
+            line: e.to_string(),
+            code: e.code(),
+            rule: e.rule().map(|r| r.id()),
+            offset: e.offset(),
+            detail: e.detail(),
+        })
+    }
+
+    /// [`Report::rejected`] from the parts of a rejection: what a runtime other than
+    /// `hurray-runtime` (the released reader of `migrate`) reports through.
+    pub fn rejection(&self, e: &Rejection<'_>) -> ExitCode {
         // The error's Display is the contract's line: `error[<code>]: <message> (at byte <offset>)`.
-        eprintln!("{e}");
+        eprintln!("{}", e.line);
         eprintln!("  in {}", self.name());
         if self.json {
             let object = json!({
                 "kind": "error",
-                "code": e.code(),
-                "rule": e.rule().map(|r| r.id()),
-                "offset": e.offset(),
-                "message": e.to_string(),
-                "detail": e.detail(),
+                "code": e.code,
+                "rule": e.rule,
+                "offset": e.offset,
+                "message": e.line,
+                "detail": e.detail,
                 "input": self.name(),
             });
             outln!(

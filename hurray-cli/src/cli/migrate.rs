@@ -3,20 +3,21 @@
 //!
 //! The data is read by the **released** build (the runtime of the old major), exported as a
 //! runtime-neutral document, and imported by the **new** build, which applies its generated
-//! migration table and writes with its own writer. This binary links one runtime,
-//! `hurray-runtime` generated from this checkout's `spec/`, which is both: while the spec
-//! equals its last release no migration is defined onto its majors and the command refuses
-//! (`migration-undefined`). A build of the next major pairs the released runtime (the reader)
-//! with its own (the writer) through the same two calls; the tests do so with the runtime
-//! generated from the amendment fixture `major-with-migration` (`tests/it/migrate.rs`).
+//! migration table and writes with its own writer. This binary links both:
+//! `hurray-runtime-released`, generated from the archived tables of the last release
+//! (`spec/releases/NNNN/`) while this checkout's spec has a pending major, and
+//! `hurray-runtime`, generated from this checkout's `spec/`. While the spec has no pending
+//! major the two are one runtime, no migration is defined onto its majors and the command
+//! refuses (`migration-undefined`). The tests pair the released runtime with the one
+//! generated from `tests/runtime-major2` through the same two calls (`tests/it/migrate.rs`).
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use hurray_runtime as released;
 use hurray_runtime as new;
+use hurray_runtime_released as released;
 
-use super::exit::{self, Report};
+use super::exit::{self, Rejection, Report};
 
 /// `descriptor=2.0`: the axis and the major (the minor must be 0: a migration writes the
 /// first version of the new major the data needs, W1).
@@ -53,10 +54,18 @@ pub fn run(input: &Path, output: &Path, to: &str, json: bool) -> ExitCode {
     let report = Report { input, json };
     let export = match released::migrate::export(&bytes, &released::ReaderConfig::new()) {
         Ok(x) => x,
-        Err(e) => return report.rejected(&e),
+        Err(e) => {
+            return report.rejection(&Rejection {
+                line: e.to_string(),
+                code: e.code(),
+                rule: e.rule().map(|r| r.id()),
+                offset: e.offset(),
+                detail: e.detail(),
+            });
+        }
     };
     match new::migrate::import(&export, &bytes, &axis, major) {
-        Ok(out) => match released::writer::write_atomically(output, &out) {
+        Ok(out) => match new::writer::write_atomically(output, &out) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => exit::usage_error(format!("{}: {e}", output.display())),
         },

@@ -2,6 +2,7 @@
 //! another spec tree). S1–S6, change classification with byte witnesses, and the version bump
 //! each axis needs; everything collected in one run.
 
+pub mod archive;
 pub mod axis_names;
 pub mod classify;
 pub mod history;
@@ -32,6 +33,7 @@ pub fn check(
     diags: &mut Diagnostics,
 ) {
     let history = history::load(spec_dir, sources, diags);
+    archive::verify(spec_dir, &history, sources, diags);
     check_history(spec, &history, spec_dir, against, sources, diags);
 }
 
