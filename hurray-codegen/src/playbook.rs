@@ -110,10 +110,63 @@ impl std::fmt::Display for Outcome {
     }
 }
 
+/// A corpus row a scenario adds (`scenario.toml`'s `[[corpus]]`): `find`, exactly once in
+/// `file` (relative to the repository's root), becomes `replace`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusEdit {
+    /// The corpus table edited, relative to the repository's root.
+    pub file: String,
+    /// The text to find, exactly once.
+    pub find: String,
+    /// What replaces it.
+    pub replace: String,
+}
+
+impl CorpusEdit {
+    /// Make the edit in the repository at `repo`.
+    pub fn apply(&self, repo: &Path) -> Result<(), String> {
+        let path = repo.join(&self.file);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", self.file))?;
+        if text.matches(self.find.as_str()).count() != 1 {
+            return Err(format!(
+                "{}: the text to replace is not there exactly once:\n{}",
+                self.file, self.find
+            ));
+        }
+        std::fs::write(&path, text.replacen(&self.find, &self.replace, 1))
+            .map_err(|e| format!("{}: {e}", self.file))
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DataFile {
+    #[serde(default)]
     data: Vec<Data>,
+    #[serde(default)]
+    corpus: Vec<CorpusEdit>,
+}
+
+/// A text of a fixture with the names it adds as a real amendment would give them: the
+/// fixtures' `x_` (`X_`) prefix, which keeps them from colliding with a real amendment,
+/// dropped wherever it starts a name (`x_provenance` → `provenance`, `X_HAS_PROVENANCE` →
+/// `HAS_PROVENANCE`; `max_x` is left alone).
+pub fn real_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let starts_name = !prev.is_some_and(|p| p.is_alphanumeric() || p == '_');
+        if starts_name && (c == 'x' || c == 'X') && chars.peek() == Some(&'_') {
+            chars.next();
+            prev = Some('_');
+            continue;
+        }
+        out.push(c);
+        prev = Some(c);
+    }
+    out
 }
 
 /// The scenarios of the page's text, in order.
@@ -175,17 +228,29 @@ pub fn fixture_dir(repo: &Path, fixture: &str) -> PathBuf {
     repo.join(FIXTURES).join(fixture)
 }
 
-/// The data rows of a fixture (`scenario.toml`; none when it has no such file).
-pub fn data(fixture_dir: &Path) -> Result<Vec<Data>, String> {
+fn scenario_file(fixture_dir: &Path) -> Result<DataFile, String> {
     let path = fixture_dir.join("scenario.toml");
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(DataFile {
+                data: Vec::new(),
+                corpus: Vec::new(),
+            });
+        }
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
-    toml::from_str::<DataFile>(&text)
-        .map(|f| f.data)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    toml::from_str::<DataFile>(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The data rows of a fixture (`scenario.toml`; none when it has no such file).
+pub fn data(fixture_dir: &Path) -> Result<Vec<Data>, String> {
+    scenario_file(fixture_dir).map(|f| f.data)
+}
+
+/// The corpus rows a fixture's scenario adds (`scenario.toml`'s `[[corpus]]`).
+pub fn corpus(fixture_dir: &Path) -> Result<Vec<CorpusEdit>, String> {
+    scenario_file(fixture_dir).map(|f| f.corpus)
 }
 
 /// The page with every generated part rendered anew from its fixture, on the spec tree
@@ -239,6 +304,17 @@ fn rendered(repo: &Path, spec: &Path, fixture: &str, scratch: &Path) -> Result<S
         vars.expand(&expected)?
     );
     let rows = data(&dir)?;
+    let added = corpus(&dir)?;
+    if !added.is_empty() {
+        out.push_str("The corpus gains a valid vector that uses the addition:\n\n");
+        for c in &added {
+            let _ = writeln!(out, "- In `{}`, replace:", c.file);
+            block(&mut out, c.find.trim_matches('\n'));
+            out.push_str("\n  with:\n");
+            block(&mut out, c.replace.trim_matches('\n'));
+        }
+        out.push('\n');
+    }
     if !rows.is_empty() {
         let axis = &m
             .overlay
@@ -439,6 +515,14 @@ mod tests {
         );
         let e = scenarios("<!-- scenario: a -->\nno steps\n").unwrap_err();
         assert!(e.contains("`a` has no ```sh block"), "{e}");
+    }
+
+    #[test]
+    fn real_names_drop_the_fixture_prefix_where_it_starts_a_name() {
+        assert_eq!(
+            real_names("x_provenance.x_length X_HAS_PROVENANCE max_x x_1 \"x_int32\""),
+            "provenance.length HAS_PROVENANCE max_x 1 \"int32\""
+        );
     }
 
     #[test]

@@ -183,9 +183,23 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
     }
     let dir = playbook::fixture_dir(&root(), &s.fixture);
     let work = scratch(&format!("playbook-e2e-{}", s.fixture));
-    let m = materialize(&dir, &work);
+    // The edits as a real amendment makes them: its names without the fixtures' `x_`, so the
+    // fixture itself still applies on the amended tree (its suite runs every fixture).
+    let edit = std::fs::read_to_string(dir.join("edit.toml")).unwrap();
+    std::fs::write(work.join("edit.toml"), playbook::real_names(&edit)).unwrap();
+    let m =
+        hurray_codegen::overlay::materialize(&root().join("spec"), &work.join("edit.toml"), &work)
+            .unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_dir_all(workspace.join("spec")).unwrap();
     copy_dir(&m.tree, &workspace.join("spec"));
+    for c in playbook::corpus(&dir).unwrap() {
+        let c = playbook::CorpusEdit {
+            file: c.file,
+            find: playbook::real_names(&c.find),
+            replace: playbook::real_names(&c.replace),
+        };
+        c.apply(&workspace).unwrap_or_else(|e| panic!("{e}"));
+    }
 
     let mut log = String::new();
     let started = Instant::now();
@@ -211,7 +225,8 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
     let _ = std::fs::remove_dir_all(&data_dir);
     std::fs::create_dir_all(&data_dir).unwrap();
     for (i, d) in playbook::data(&dir).unwrap().iter().enumerate() {
-        let json = m.vars.expand(&d.json).unwrap_or_else(|e| panic!("{e}"));
+        let json =
+            (m.vars.expand(&playbook::real_names(&d.json))).unwrap_or_else(|e| panic!("{e}"));
         let writer = match d.writer {
             Build::Old => &old,
             Build::New => &new,
@@ -251,7 +266,8 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
             );
             if build == "new" {
                 for shown in &d.shows {
-                    let shown = m.vars.expand(shown).unwrap_or_else(|e| panic!("{e}"));
+                    let shown = (m.vars.expand(&playbook::real_names(shown)))
+                        .unwrap_or_else(|e| panic!("{e}"));
                     assert!(
                         text.contains(shown.as_str()),
                         "scenario `{}`, `{}`: the new reader does not say `{shown}`:\n{text}",
@@ -280,7 +296,7 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
             ),
         )
         .unwrap();
-        let code = m.vars.expand(&code).unwrap_or_else(|e| panic!("{e}"));
+        let code = (m.vars.expand(&playbook::real_names(&code))).unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(krate.join("src/lib.rs"), code).unwrap();
         // The copy's lock file keeps the crates' versions those of the workspace (offline).
         std::fs::copy(workspace.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
