@@ -16,7 +16,7 @@ use hurray_runtime::axes::Axis;
 use hurray_runtime::contract;
 use hurray_runtime::flags::FileFlags;
 use hurray_runtime::rules::Rule;
-use hurray_runtime::structures::{Descriptor, FileHeader, KvEntry};
+use hurray_runtime::structures::{Descriptor, FileHeader, IndexSection, KvEntry};
 use hurray_runtime::tags::{ElementType, Layout, Scheme};
 use hurray_runtime::wire::{TagClass, TagSpace};
 use hurray_runtime::writer::{self, FileOptions, FileWriter};
@@ -809,6 +809,12 @@ pub fn file(row: &toml::Table, lib: &Library, what: &str, skip: &[&str]) -> File
             kv: !kv.is_empty(),
             sorted_index: k.get("sorted").is_some_and(|v| v.as_bool() == Some(true)),
             tensor_count_hint,
+            // W1/W2: the lowest container version that covers the KV value types the row
+            // uses (one a later minor allocated needs that minor), as `hurray encode` does.
+            container_version: writer::container_version_needed(
+                &kv,
+                &IndexSection::new(Vec::new()),
+            ),
             ..FileOptions::default()
         },
         first_descriptor_offset: k
@@ -840,8 +846,8 @@ pub fn descriptor_expectation(d: &Descriptor, dereferenceable: bool) -> J {
 pub fn build_file(name: &str, spec: &FileSpec, config: &ReaderConfig) -> (Vec<u8>, J) {
     let header = FileHeader {
         magic: b"HRRYFILE".to_vec(),
-        container_version_major: Axis::Container.initial().major,
-        container_version_minor: Axis::Container.initial().minor,
+        container_version_major: spec.options.container_version.major,
+        container_version_minor: spec.options.container_version.minor,
         file_flags: {
             let mut f = FileFlags::HAS_INDEX_CRC32C;
             if spec.options.kv {
