@@ -332,6 +332,13 @@ fn rendered(repo: &Path, spec: &Path, fixture: &str, scratch: &Path) -> Result<S
         let new = vars
             .get(&format!("{axis}+{step}"))
             .ok_or_else(|| format!("no next version of axis `{axis}`"))?;
+        // A scheme axis's version is a bare `scheme_version` (RES-6): say so.
+        let (old, new) = if old.contains('.') {
+            (old.to_string(), new.to_string())
+        } else {
+            (format!("version {old}"), format!("version {new}"))
+        };
+        let (old, new) = (old.as_str(), new.as_str());
         let _ = writeln!(
             out,
             "What the readers of the two builds do (`{axis}` {old}: before the amendment; {new}: after):\n"

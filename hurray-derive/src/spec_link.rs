@@ -392,7 +392,9 @@ mod tests {
     /// The embedded tables amended by a new flag-gated descriptor section framed by its own
     /// first field (`x_provenance.x_length`), as a spec editor adds one: written to a fresh
     /// directory through the overlay machinery the fixtures use.
-    fn self_prefixed_draft() -> PathBuf {
+    /// Returns the tree and the descriptor version the section is new at (the next minor of
+    /// whatever the embedded spec's is).
+    fn self_prefixed_draft() -> (PathBuf, String) {
         let dir = std::env::temp_dir().join(format!(
             "hurray-derive-self-prefixed-{}",
             std::process::id()
@@ -408,15 +410,20 @@ mod tests {
         let edit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/fixtures/amendments/new-self-prefixed-section/edit.toml");
         let m = hurray_codegen::overlay::materialize(&base, &edit, &dir).unwrap();
-        m.tree
+        let since = m
+            .vars
+            .get("descriptor+minor")
+            .expect("the axis has a next minor");
+        (m.tree.clone(), since.to_string())
     }
 
     fn expand_provenance(
         dir: &std::path::Path,
+        since: &str,
         length_attribute: &str,
     ) -> syn::Result<proc_macro2::TokenStream> {
         let input = syn::parse_str(&format!(
-            "#[hurray(length_prefixed, base = \"1.1\", spec = \"x_provenance\", spec_dir = {:?})]
+            "#[hurray(length_prefixed, base = {since:?}, spec = \"x_provenance\", spec_dir = {:?})]
              struct Provenance {{
                  {length_attribute} x_length: u32,
                  id: u64,
@@ -429,8 +436,9 @@ mod tests {
 
     #[test]
     fn a_linked_sections_own_length_prefix_comes_from_the_spec_and_is_computed() {
-        let tree = self_prefixed_draft();
-        let tokens = expand_provenance(&tree, "").expect("the struct matches the draft spec");
+        let (tree, since) = self_prefixed_draft();
+        let tokens =
+            expand_provenance(&tree, &since, "").expect("the struct matches the draft spec");
         let text = tokens.to_string().replace(' ', "");
         // The writer writes the length of what it writes, not the value's `x_length`.
         assert!(
@@ -442,7 +450,7 @@ mod tests {
         assert!(!text.contains("write_le(&self.x_length"), "{text}");
         // An attribute on another field contradicts the spec's framing.
         let input = syn::parse_str(&format!(
-            "#[hurray(length_prefixed, base = \"1.1\", spec = \"x_provenance\", spec_dir = {:?})]
+            "#[hurray(length_prefixed, base = {since:?}, spec = \"x_provenance\", spec_dir = {:?})]
              struct Provenance {{
                  x_length: u32,
                  #[hurray(length_prefix)] id: u64,
