@@ -105,13 +105,14 @@ pub fn generate_runtime_with_overlay(
 /// ([`generate_released_runtime`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Released {
-    /// No axis has a pending major (the spec's major equals its last release's on every
-    /// axis, or nothing is released): the released runtime is the current one.
+    /// No release has an older major than the spec on any axis (or nothing is released):
+    /// the released runtime is the current one.
     Current,
-    /// An axis's major is above the last release's: the released runtime is generated from
-    /// the archived tables of that release (`releases/NNNN/`).
+    /// An axis's major is above a release's: the released runtime is generated from the
+    /// archived tables (`releases/NNNN/`) of the latest such release (the last release while
+    /// the new major is pending, the last of the previous major once it is released).
     Archive {
-        /// The last release's sequence number.
+        /// That release's sequence number.
         sequence: u32,
         /// The axes whose major is pending, with the released and the current major.
         pending: Vec<(String, u8, u8)>,
@@ -119,14 +120,15 @@ pub enum Released {
 }
 
 /// Which spec the released runtime of the embedded tree `files` comes from: the archive of
-/// the last release when the spec has a pending major on some axis, else the current spec.
+/// the latest release of an older major on some axis (the data `hurray migrate` reads), else
+/// the current spec.
 /// The records are the files `releases/NNNN.toml`; `None` when the current spec does not
 /// load cleanly.
 pub fn released(root: &Path, files: &[(&str, &str)]) -> Option<Released> {
     let loaded = crate::load_files(root, files);
     let spec = loaded.clean()?;
     let (current, _) = crate::amend::snapshot::of_spec(spec);
-    let last = files
+    let mut records: Vec<crate::amend::snapshot::Snapshot> = files
         .iter()
         .filter(|(path, _)| {
             path.strip_prefix(crate::amend::history::DIR)
@@ -134,27 +136,35 @@ pub fn released(root: &Path, files: &[(&str, &str)]) -> Option<Released> {
                 .is_some_and(|name| !name.contains('/') && name.ends_with(".toml"))
         })
         .filter_map(|(_, text)| toml::from_str::<crate::amend::snapshot::Snapshot>(text).ok())
-        .max_by_key(|r| r.release.sequence);
-    let Some(last) = last else {
-        return Some(Released::Current);
-    };
-    let pending: Vec<(String, u8, u8)> = current
-        .axis
-        .iter()
-        .filter_map(|a| {
-            let (_, now) = current.version(&a.name)?;
-            let (_, then) = last.version(&a.name)?;
-            (now.major > then.major).then(|| (a.name.clone(), then.major, now.major))
-        })
         .collect();
-    Some(if pending.is_empty() {
-        Released::Current
-    } else {
-        Released::Archive {
-            sequence: last.release.sequence,
-            pending,
-        }
-    })
+    records.sort_by_key(|r| std::cmp::Reverse(r.release.sequence));
+    // The latest release of an older major on some axis: before the new major is released
+    // that is the last release, and after it the last one of the previous major, whose data
+    // still needs migrating.
+    let older = |r: &crate::amend::snapshot::Snapshot| -> Vec<(String, u8, u8)> {
+        current
+            .axis
+            .iter()
+            .filter_map(|a| {
+                let (_, now) = current.version(&a.name)?;
+                let (_, then) = r.version(&a.name)?;
+                (now.major > then.major).then(|| (a.name.clone(), then.major, now.major))
+            })
+            .collect()
+    };
+    Some(
+        match records
+            .iter()
+            .map(|r| (r, older(r)))
+            .find(|(_, p)| !p.is_empty())
+        {
+            None => Released::Current,
+            Some((r, pending)) => Released::Archive {
+                sequence: r.release.sequence,
+                pending,
+            },
+        },
+    )
 }
 
 /// The `cfg` [`generate_released_runtime`] sets when it generated from an archive: the

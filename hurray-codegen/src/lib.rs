@@ -27,6 +27,7 @@ pub mod model;
 /// tests: for this repository's tests, not a public API.
 #[doc(hidden)]
 pub mod overlay;
+mod phases;
 pub mod playbook;
 pub mod raw;
 pub mod render;
@@ -40,28 +41,8 @@ pub use hurray_version as version;
 use std::path::Path;
 
 use diag::Diagnostics;
-use model::Spec;
+pub use phases::{Loaded, finish};
 use source::SourceMap;
-
-/// The result of loading a spec directory.
-#[derive(Debug)]
-pub struct Loaded {
-    pub sources: SourceMap,
-    /// The model, when it could be built (no lowering errors).
-    pub spec: Option<Spec>,
-    pub diags: Diagnostics,
-}
-
-impl Loaded {
-    /// The spec, if loading reported no errors at all.
-    pub fn clean(&self) -> Option<&Spec> {
-        if self.diags.has_errors() {
-            None
-        } else {
-            self.spec.as_ref()
-        }
-    }
-}
 
 /// Load, lower, lay out and validate a spec directory.
 pub fn load(dir: &Path) -> std::io::Result<Loaded> {
@@ -130,25 +111,4 @@ pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
     loaded.diags.fold_consequences();
     loaded.diags.sort();
     Ok(loaded)
-}
-
-/// The phases after reading.
-pub fn finish(raw: load::RawSpec, sources: SourceMap, mut diags: Diagnostics) -> Loaded {
-    let spec = if diags.has_errors() {
-        None
-    } else {
-        lower::lower(raw, &mut diags)
-    };
-    let spec = spec.map(|mut s| {
-        layout::compute(&mut s, &mut diags);
-        analysis::analyse(&mut s);
-        validate::validate(&s, &mut diags);
-        s
-    });
-    diags.sort();
-    Loaded {
-        sources,
-        spec,
-        diags,
-    }
 }

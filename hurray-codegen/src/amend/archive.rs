@@ -135,7 +135,7 @@ pub fn verify(
             }
         };
         let at_spec = raw.spec.as_ref().map(|(id, _)| Span::new(*id, 0..0));
-        let loaded = crate::finish(raw, SourceMap::default(), local);
+        let loaded = crate::phases::finish(raw, SourceMap::default(), local);
         let Some(spec) = loaded.clean() else {
             let first = loaded
                 .diags

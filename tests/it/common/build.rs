@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 
-use hurray_runtime::axes::Axis;
 use hurray_runtime::contract;
 use hurray_runtime::flags::FileFlags;
 use hurray_runtime::rules::Rule;
@@ -815,7 +814,6 @@ pub fn file(row: &toml::Table, lib: &Library, what: &str, skip: &[&str]) -> File
                 &kv,
                 &IndexSection::new(Vec::new()),
             ),
-            ..FileOptions::default()
         },
         first_descriptor_offset: k
             .get("first_descriptor_offset")
