@@ -192,6 +192,15 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
             .unwrap_or_else(|e| panic!("{e}"));
     std::fs::remove_dir_all(workspace.join("spec")).unwrap();
     copy_dir(&m.tree, &workspace.join("spec"));
+    // A checkout is a git repository (the two-checkout test lists its files with git).
+    for args in [&["init", "-q"][..], &["add", "-A"][..]] {
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(&workspace)
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
+    }
     for c in playbook::corpus(&dir).unwrap() {
         let c = playbook::CorpusEdit {
             file: c.file,
