@@ -55,6 +55,18 @@ pub fn generate_runtime(root: &Path, files: &[(&str, &str)], file: &str) {
     write_runtime(root, &loaded, "the runtime", &out_dir().join(file));
 }
 
+/// For the build script of one of this repository's second runtimes: generate
+/// `hurray_generated.rs` from the embedded tables `root`/`files` with the overlay at
+/// `overlay`, a path relative to the crate's manifest directory. Not a public API.
+#[doc(hidden)]
+pub fn generate_test_runtime(root: &Path, files: &[(&str, &str)], overlay: &str) {
+    let here = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    );
+    println!("cargo:rerun-if-changed=build.rs");
+    generate_runtime_with_overlay(root, files, &here.join(overlay), "hurray_generated.rs");
+}
+
 /// For a build script: generate a runtime from a spec tree in memory with the overlay
 /// `edit_toml` applied (the second runtimes of the evolvability tests). The tree is written
 /// under `$OUT_DIR/overlay`, overlaid there, and checked against its release records. For this
