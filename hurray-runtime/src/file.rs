@@ -34,6 +34,7 @@ use crate::descriptor::{self, Checked};
 use crate::error::Error;
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
+use crate::semantic::size::Integer;
 use crate::structures::{
     DescriptorView, FileHeaderView, IndexEntryView, IndexSectionView, KvSectionView, TrailerView,
 };
@@ -228,7 +229,11 @@ impl<'f> Tensor<'f> {
             .file
             .descriptor_view(r)
             .expect("the descriptor passed its checks on first access");
-        let sizes = view.buffer_table().buffers().iter().map(|b| b.byte_size());
+        let sizes = view
+            .buffer_table()
+            .buffers()
+            .iter()
+            .map(|b| b.byte_size().to());
         let spans = buffer_spans(
             r.descriptor_offset + u64::from(r.descriptor_length),
             self.file.alignment(),
@@ -982,7 +987,7 @@ impl<'a> FileView<'a> {
                 ));
             }
             for (k, b) in buffers.iter().enumerate() {
-                let z = b.byte_size();
+                let z: u64 = b.byte_size().to();
                 if k > 0 {
                     at = match at.checked_next_multiple_of(a) {
                         Some(at) => at,
@@ -1016,7 +1021,7 @@ impl<'a> FileView<'a> {
                 ));
             }
             for b in buffers.iter() {
-                if u64::from(b.alignment()) > a {
+                if b.alignment().to::<u64>() > a {
                     checked.warnings.push(Warning {
                         rule: Rule::F37,
                         offset: b.alignment_at(),

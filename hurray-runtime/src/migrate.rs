@@ -340,10 +340,9 @@ fn descriptor(x: &J, m: &Migration) -> Result<Descriptor, MigrateError> {
     let located = x["located"].as_array().map_or(&[][..], Vec::as_slice);
     let mut value = x["value"].clone();
     apply(&mut value, located, m)?;
-    let evo = x
-        .get("evolution")
-        .map(evolution_from_json)
-        .unwrap_or_default();
+    // R4: the fields the older build took as defaults stay absent (its `evolution` report),
+    // so the sub-versions that do not move with the migration keep their data's value.
+    let evo = evolution_from_json(x);
     let v = from_json(&value, "", &evo);
     Descriptor::from_value(&v, "").map_err(|e| does_not_fit(e, located, 0, m))
 }

@@ -55,6 +55,7 @@ use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
 use crate::generated::tags::ElementType;
 use crate::semantic::Facts;
+use crate::semantic::size::Integer;
 use crate::structures::{
     Descriptor, FileHeaderView, FixedHeaderView, IndexEntryView, IndexSectionView, KvSectionView,
     TrailerView,
@@ -450,7 +451,7 @@ impl<R: Read> SequentialReader<R> {
             .buffer_table()
             .buffers()
             .iter()
-            .map(|b| b.byte_size())
+            .map(|b| b.byte_size().to())
             .collect();
         let spans = buffer_spans(d + dl, a, sizes.iter().copied()).ok_or_else(|| {
             Error::new(

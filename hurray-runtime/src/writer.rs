@@ -17,6 +17,7 @@ use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
 use crate::generated::tags::BlockTableIndexType;
 use crate::semantic::elements::{DYNAMIC, ElementSize};
+use crate::semantic::size::Integer;
 use crate::semantic::size::Size;
 use crate::structures::{
     Descriptor, DescriptorView, FileHeader, IndexEntry, IndexSection, KvEntry, KvSection,
@@ -254,7 +255,7 @@ impl<W: Write> FileWriter<W> {
             || table
                 .iter()
                 .zip(buffers)
-                .any(|(h, b)| h.byte_size() != b.len() as u64)
+                .any(|(h, b)| h.byte_size().to::<u64>() != b.len() as u64)
         {
             return Err(invalid(
                 Rule::F31,
@@ -653,8 +654,10 @@ pub fn finalize_with(mut d: Descriptor, config: &ReaderConfig) -> Result<Vec<u8>
 /// ```
 pub fn normalize(d: &mut Descriptor) -> Result<(), WriteError> {
     d.sync_presence_flags();
-    d.fixed_header.rank = u32::try_from(d.shape.len())
-        .map_err(|_| invalid(Rule::Shp1, "a descriptor's rank is at most 64"))?;
+    d.fixed_header.rank = i128::try_from(d.shape.len())
+        .ok()
+        .and_then(Integer::exact)
+        .ok_or_else(|| invalid(Rule::Shp1, "a descriptor's rank is at most 64"))?;
     if d.fixed_header.magic != b"HRRY" {
         d.fixed_header.magic = b"HRRY".to_vec();
     }
@@ -766,7 +769,7 @@ fn shd_3(d: &Descriptor) -> Result<(), WriteError> {
         ("parent_shape", &shard.parent_shape),
         ("shard_offset", &shard.shard_offset),
     ] {
-        if let Some(k) = values.iter().position(|v| *v == DYNAMIC) {
+        if let Some(k) = values.iter().position(|v| v.to::<u64>() == DYNAMIC) {
             return Err(invalid(
                 Rule::Shd3,
                 format!("the shard's {field}[{k}] holds the dynamic sentinel"),
@@ -810,18 +813,22 @@ fn ext_5_and_6(v: &DescriptorView<'_>) -> Result<(), WriteError> {
         }
     } else {
         let float_fields = [
-            ("sign_bits", u32::from(e.sign_bits()), e.sign_bits_at()),
+            ("sign_bits", e.sign_bits().wide(), e.sign_bits_at()),
             (
                 "exponent_bits",
-                u32::from(e.exponent_bits()),
+                e.exponent_bits().wide(),
                 e.exponent_bits_at(),
             ),
             (
                 "mantissa_bits",
-                u32::from(e.mantissa_bits()),
+                e.mantissa_bits().wide(),
                 e.mantissa_bits_at(),
             ),
-            ("exponent_bias", e.exponent_bias(), e.exponent_bias_at()),
+            (
+                "exponent_bias",
+                e.exponent_bias().wide(),
+                e.exponent_bias_at(),
+            ),
         ];
         if let Some((field, value, at)) = float_fields.iter().find(|(_, value, _)| *value != 0) {
             return Err(refused(
@@ -854,7 +861,7 @@ fn bp_15(v: &DescriptorView<'_>) -> Result<(), WriteError> {
 /// block_table_index_type 0x01 (u64)."
 fn bp_18(v: &DescriptorView<'_>) -> Result<(), WriteError> {
     if let LayoutVariantView::BlockPaged(b) = v.layout_fields()
-        && b.num_pages() > u64::from(u32::MAX)
+        && b.num_pages().wide() > i128::from(u32::MAX)
         && b.block_table_index_type().get() != Ok(BlockTableIndexType::U64)
     {
         return Err(refused(
@@ -972,13 +979,13 @@ pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor
             crate::flags::DescriptorFlags(0),
             TagValue::new(element),
             TagValue::new(crate::tags::Layout::RowMajor),
-            u32::try_from(shape.len()).unwrap_or(u32::MAX),
+            Integer::saturating(i128::try_from(shape.len()).unwrap_or(i128::MAX)),
         ),
-        shape.to_vec(),
+        shape.iter().map(|d| d.to()).collect(),
         0,
         LayoutVariant::RowMajor,
         BufferTable::new(vec![BufferHandle::new(
-            u64::try_from(size).unwrap_or(u64::MAX),
+            Integer::saturating(i128::try_from(size).unwrap_or(i128::MAX)),
             64,
             TagValue::new(crate::tags::Device::Cpu),
             TagValue::new(crate::tags::SyncMode::ProducerSynced),

@@ -288,7 +288,8 @@ fn every_vector_decodes_to_its_expectation() {
                 let d = access::read_descriptor(&e.bytes, &e.cfg)
                     .unwrap_or_else(|err| panic!("{}: {err}", e.name));
                 assert!(d.warnings().is_empty(), "{}: {:?}", e.name, d.warnings());
-                let mut got = to_json(&contract::descriptor_value(&d.view().owned()));
+                let value = contract::descriptor_value(&d.view().owned());
+                let mut got = build::with_evolution(to_json(&value), build::defaulted(&value, ""));
                 if !d.dereferenceable() {
                     got.as_object_mut()
                         .unwrap()
@@ -311,7 +312,7 @@ fn every_vector_decodes_to_its_expectation() {
                         "file_size": e.bytes.len(),
                     }),
                 );
-                got
+                build::with_evolution(got, build::defaulted(&f.contract, ""))
             }
         };
         let got = pretty(&got);

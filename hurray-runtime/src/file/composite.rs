@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::generated::flags::DescriptorFlags;
 use crate::generated::rules::Rule;
 use crate::generated::tags::{CompositionRule, ElementType, MemberRole};
+use crate::semantic::size::Integer;
 use crate::semantic::size::Size;
 use crate::structures::{DescriptorView, LayoutVariantView};
 use crate::wire::{TagClass, TagSpace};
@@ -85,8 +86,8 @@ impl Tracker {
                 && let Some(sh) = v.shard()
             {
                 parent.boxes.push(MemberBox {
-                    shard_offset: sh.shard_offset().to_vec(),
-                    shape: v.shape().to_vec(),
+                    shard_offset: sh.shard_offset().iter().map(Integer::to).collect(),
+                    shape: v.shape().iter().map(Integer::to).collect(),
                     name: name.to_string(),
                     offset: v.offset(),
                 });
@@ -116,9 +117,9 @@ impl Tracker {
                 slot: self.out.len() - 1,
                 name: name.to_string(),
                 offset: v.offset(),
-                declared: u64::from(c.member_count()),
+                declared: c.member_count().to(),
                 rule,
-                shape: v.shape().to_vec(),
+                shape: v.shape().iter().map(Integer::to).collect(),
                 type_tag: v.fixed_header().type_tag().raw(),
                 members: Vec::new(),
                 boxes: Vec::new(),
@@ -198,7 +199,12 @@ fn member(
                     )?;
                 }
                 Some(sh) => {
-                    if !sh.parent_shape().iter().eq(head.shape.iter().copied()) {
+                    if !sh
+                        .parent_shape()
+                        .iter()
+                        .map(Integer::to::<u64>)
+                        .eq(head.shape.iter().copied())
+                    {
                         ctx.violation(
                             Rule::Cv1,
                             sh.parent_shape_at(),
@@ -247,8 +253,11 @@ fn member(
                 if k == 0 {
                     let spans = v
                         .shard()
-                        .is_some_and(|sh| sh.shard_offset().iter().all(|o| o == 0))
-                        && v.shape().iter().eq(head.shape.iter().copied());
+                        .is_some_and(|sh| sh.shard_offset().iter().all(|o| o.wide() == 0))
+                        && v.shape()
+                            .iter()
+                            .map(Integer::to::<u64>)
+                            .eq(head.shape.iter().copied());
                     if !spans {
                         ctx.violation(
                             Rule::Cv4,

@@ -11,6 +11,7 @@ use crate::descriptor;
 use crate::error::Error;
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
+use crate::semantic::size::Integer;
 use crate::structures::{FileHeaderView, FixedHeaderView, IndexEntryView, KvEntryView};
 use crate::wire::Reader;
 
@@ -108,7 +109,7 @@ fn locate(bytes: &[u8], header: &FileHeaderView<'_>, config: &ReaderConfig) -> O
             .buffer_table()
             .buffers()
             .iter()
-            .map(|b| b.byte_size());
+            .map(|b| b.byte_size().to());
         let spans = buffer_spans(pos + dl, a, sizes)?;
         for (k, (s, e)) in spans.iter().enumerate() {
             if *e > len {

@@ -16,6 +16,7 @@ use crate::generated::annotate::{
 };
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
+use crate::semantic::size::Integer;
 
 /// One tensor, located.
 #[derive(Debug)]
@@ -302,7 +303,11 @@ fn tensor<'a>(
             let end = d
                 .saturating_add(u64::from(v.fixed_header().descriptor_length()))
                 .min(region_end);
-            let sizes = v.buffer_table().buffers().iter().map(|b| b.byte_size());
+            let sizes = v
+                .buffer_table()
+                .buffers()
+                .iter()
+                .map(|b| b.byte_size().to());
             let spans = buffer_spans(end, alignment, sizes).unwrap_or_default();
             // A buffer the region ends inside of is kept as far as it goes (a file cut short).
             let buffers = spans

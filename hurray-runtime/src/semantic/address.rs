@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use super::size::Size;
+use super::size::{Integer, Size};
 use crate::generated::tags::Layout;
 use crate::structures::{LayoutTiledView, LayoutVariantView};
 use crate::wire::TagSpace;
@@ -113,7 +113,7 @@ pub fn each_element(
         }
         LayoutVariantView::Morton(m) => {
             distinct()?;
-            let bits: Vec<u32> = m.morton_bits().iter().collect();
+            let bits: Vec<u32> = m.morton_bits().iter().map(Integer::to).collect();
             let tables = morton_tables(shape, &bits);
             odometer(&tables, visit)
         }
@@ -246,18 +246,22 @@ fn tiled_plans(shape: &[u64], top: &LayoutTiledView<'_>) -> Vec<Plan> {
     let mut plans = Vec::with_capacity(levels.len());
     let mut level_shape = shape.to_vec();
     for t in &levels {
-        let tile: Vec<u64> = t.tile_shape().iter().map(|x| x.max(1)).collect();
+        let tile: Vec<u64> = t
+            .tile_shape()
+            .iter()
+            .map(|x| x.to::<u64>().max(1))
+            .collect();
         let grid: Vec<u64> = level_shape
             .iter()
             .zip(&tile)
             .map(|(s, ts)| s.div_ceil(*ts))
             .collect();
         let per_tile = product_i128(&tile);
-        let outer = multipliers(t.outer_layout(), &grid, t.outer_strides())
+        let outer = multipliers(t.outer_layout().to(), &grid, t.outer_strides())
             .into_iter()
             .map(|m| m.zip(per_tile).and_then(|(m, p)| m.checked_mul(p)))
             .collect::<Vec<_>>();
-        let inner = multipliers(t.inner_layout(), &tile, t.inner_strides());
+        let inner = multipliers(t.inner_layout().to(), &tile, t.inner_strides());
         plans.push((tile.clone(), outer, inner));
         level_shape = tile;
     }

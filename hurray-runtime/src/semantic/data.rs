@@ -48,7 +48,7 @@ fn idx(b: &[u8], wide: bool) -> Vec<u64> {
 /// Run every data check that applies to the descriptor.
 pub fn check(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     match f.v.layout_fields() {
-        LayoutVariantView::Coo(c) => coo(f, data, ctx, c.nnz(), c.is_sorted() == 1)?,
+        LayoutVariantView::Coo(c) => coo(f, data, ctx, c.nnz().to(), c.is_sorted().wide() == 1)?,
         LayoutVariantView::Csr(_) => compressed(
             f,
             data,
@@ -63,13 +63,19 @@ pub fn check(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<
             1,
             [Rule::Cc5, Rule::Cc6, Rule::Cc7, Rule::Cc8],
         )?,
-        LayoutVariantView::Csf(c) => csf(f, data, ctx, c.nnz(), &c.mode_order().to_vec())?,
+        LayoutVariantView::Csf(c) => csf(
+            f,
+            data,
+            ctx,
+            c.nnz().to(),
+            &c.mode_order().iter().map(Integer::to).collect::<Vec<u32>>(),
+        )?,
         LayoutVariantView::BlockPaged(p) => {
             let wide = matches!(
                 BlockTableIndexType::classify(p.block_table_index_type().raw()),
                 TagClass::Known(BlockTableIndexType::U64)
             );
-            paged(data, ctx, p.num_seqs(), p.num_pages(), wide)?
+            paged(data, ctx, p.num_seqs().to(), p.num_pages().to(), wide)?
         }
         _ => {}
     }

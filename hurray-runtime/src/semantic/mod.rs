@@ -19,7 +19,7 @@ use crate::generated::tags::{
 use crate::structures::{
     BufferHandleView, DescriptorView, FixedHeaderView, LayoutVariantView, SchemeVariantView,
 };
-use crate::wire::{Array, FixedSeq, TagClass, TagSpace};
+use crate::wire::{Array, FixedSeq, Scalar, TagClass, TagSpace};
 use elements::{DYNAMIC, ElementSize};
 use size::{Integer, Size};
 
@@ -56,13 +56,13 @@ pub struct Dims {
 impl Dims {
     /// The dimensions of `shape` (a parsed descriptor has at most `MAX_RANK`).
     #[inline]
-    pub fn new(shape: Array<'_, u64>) -> Dims {
+    pub fn new<T: Scalar + Integer>(shape: Array<'_, T>) -> Dims {
         let mut d = Dims {
             len: 0,
             dims: [0; FixedHeaderView::MAX_RANK as usize],
         };
         for (slot, x) in d.dims.iter_mut().zip(shape.iter()) {
-            *slot = x;
+            *slot = x.to();
             d.len += 1;
         }
         d
@@ -120,7 +120,7 @@ impl<'v, 'a> Facts<'v, 'a> {
             TagClass::Known(t) => Some(ElementSize::of(t)),
             _ => v
                 .extension_type()
-                .and_then(|e| ElementSize::from_extension(e.bit_width())),
+                .and_then(|e| ElementSize::from_extension(e.bit_width().to())),
         };
         let layout = match Layout::classify(h.layout_tag().raw()) {
             TagClass::Known(l) => LayoutKind::Known(l),
@@ -132,7 +132,7 @@ impl<'v, 'a> Facts<'v, 'a> {
         };
         Facts {
             v,
-            rank: u64::from(h.rank()),
+            rank: h.rank().to(),
             count: elements::count(shape.iter().copied()),
             shape,
             elem,
@@ -550,7 +550,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 let mut per_tile = Size::ONE;
                 for (k, ts) in t.tile_shape().iter().enumerate() {
                     // TL-2 rejects a zero tile extent before this runs.
-                    let ts = ts.max(1);
+                    let ts: u64 = ts.to::<u64>().max(1);
                     tiles = tiles.times(Size::from(f.shape[k]).div_ceil(ts));
                     per_tile = per_tile.times(ts);
                 }
@@ -580,7 +580,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         }
         LayoutVariantView::Morton(m) => {
             // MO-3, MO-4 with RES-28.
-            let bits: Vec<u32> = m.morton_bits().iter().collect();
+            let bits: Vec<u32> = m.morton_bits().iter().map(Integer::to).collect();
             for (k, b) in bits.iter().enumerate() {
                 let dim = f.shape[k];
                 // dim ≤ 2^b holds for every u64 when b ≥ 64.
@@ -632,8 +632,8 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 "indices",
             )?;
         }
-        LayoutVariantView::Csr(c) => compressed(f, ctx, c.nnz(), 0, Rule::Cr10)?,
-        LayoutVariantView::Csc(c) => compressed(f, ctx, c.nnz(), 1, Rule::Cc10)?,
+        LayoutVariantView::Csr(c) => compressed(f, ctx, c.nnz().to(), 0, Rule::Cr10)?,
+        LayoutVariantView::Csc(c) => compressed(f, ctx, c.nnz().to(), 1, Rule::Cc10)?,
         LayoutVariantView::Csf(c) => {
             // CF-5: mode_order is a permutation.
             let mut seen = vec![false; f.shape.len()];
@@ -699,7 +699,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 "seq_ptr",
             )?;
             if let Some(b) = f.buffer(1)
-                && b.byte_size() % ib != 0
+                && b.byte_size().to::<u64>() % ib != 0
             {
                 ctx.violation(
                     Rule::Bp22,
@@ -762,7 +762,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             }
             if let Some(e) = f.elem {
                 // 2^(r·p) elements however large r·p is: beyond 2^128 no buffer holds them.
-                let bits = u64::from(h.hilbert_rank()) * u64::from(p);
+                let bits = h.hilbert_rank().to::<u64>().saturating_mul(p.to());
                 let bytes = e.bytes(Size::pow2(bits));
                 need(f, ctx, Rule::Hi6, 0, bytes, true, "data")?;
                 // The elements start at byte_offset, so they must end inside the buffer too.
@@ -781,7 +781,7 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             // EX-1: an extension layout id needs an agreement.
             if !ctx
                 .config
-                .is_extension_layout_agreed(x.extension_layout_id())
+                .is_extension_layout_agreed(x.extension_layout_id().to())
             {
                 ctx.violation(
                     Rule::Ex1,
@@ -904,8 +904,10 @@ fn compressed(
 /// rounded up to whole blocks for per-block affine and NF4 (RES-38, PB-12, NF-9).
 fn padded_count(f: &Facts<'_, '_>) -> Option<Size> {
     let (axis, block) = match f.v.quantization().map(|q| q.payload()) {
-        Some(SchemeVariantView::PerBlockAffine(p)) => (p.axis(), p.block_size()),
-        Some(SchemeVariantView::Nf4(p)) => (p.axis(), p.block_size()),
+        Some(SchemeVariantView::PerBlockAffine(p)) => {
+            (p.axis().to::<u32>(), p.block_size().to::<u32>())
+        }
+        Some(SchemeVariantView::Nf4(p)) => (p.axis().to::<u32>(), p.block_size().to::<u32>()),
         _ => return f.count,
     };
     let mut n = Size::ONE;
@@ -970,20 +972,20 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             )?;
         }
         SchemeVariantView::PerChannelAffine(p) => {
-            let Some(c) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Pc6)? else {
+            let Some(c) = axis_extent(f, ctx, p.axis().to(), p.axis_at(), Rule::Pc6)? else {
                 return Ok(());
             };
             param_sizes(f, ctx, Rule::Pc7, Size::from(c), 4, 4)?;
         }
         SchemeVariantView::PerBlockAffine(p) => {
-            let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Pb5)? else {
+            let Some(s) = axis_extent(f, ctx, p.axis().to(), p.axis_at(), Rule::Pb5)? else {
                 return Ok(());
             };
             block_within(
                 ctx,
                 s,
-                p.block_size(),
-                p.axis(),
+                p.block_size().to(),
+                p.axis().to(),
                 p.block_size_at(),
                 Rule::Pb3,
             )?;
@@ -991,13 +993,13 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 TagClass::Known(ElementType::Float16 | ElementType::Bfloat16) => 2,
                 _ => 4,
             };
-            let blocks = num_blocks(f, p.axis(), p.block_size(), false);
+            let blocks = num_blocks(f, p.axis().to(), p.block_size().to(), false);
             if let Some(b) = blocks {
                 param_sizes(f, ctx, Rule::Pb6, b, scale, 4)?;
             }
             if let LayoutKind::Known(Layout::BlockPaged) = f.layout
                 && let LayoutVariantView::BlockPaged(bp) = f.v.layout_fields()
-                && (p.axis() != 0 || p.block_size() != bp.page_size())
+                && (p.axis().wide() != 0 || p.block_size().wide() != bp.page_size().wide())
             {
                 ctx.violation(
                     Rule::Bp13,
@@ -1007,26 +1009,26 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             }
         }
         SchemeVariantView::Nf4(p) => {
-            let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Nf4)? else {
+            let Some(s) = axis_extent(f, ctx, p.axis().to(), p.axis_at(), Rule::Nf4)? else {
                 return Ok(());
             };
             block_within(
                 ctx,
                 s,
-                p.block_size(),
-                p.axis(),
+                p.block_size().to(),
+                p.axis().to(),
                 p.block_size_at(),
                 Rule::Nf3,
             )?;
-            if let Some(b) = num_blocks(f, p.axis(), p.block_size(), false) {
+            if let Some(b) = num_blocks(f, p.axis().to(), p.block_size().to(), false) {
                 param_sizes(f, ctx, Rule::Nf5, b, 4, 4)?;
             }
         }
         SchemeVariantView::Mxfp(p) => {
-            let Some(s) = axis_extent(f, ctx, p.axis(), p.axis_at(), Rule::Mx4)? else {
+            let Some(s) = axis_extent(f, ctx, p.axis().to(), p.axis_at(), Rule::Mx4)? else {
                 return Ok(());
             };
-            if s == 0 || p.block_size() == 0 || s % u64::from(p.block_size()) != 0 {
+            if s == 0 || p.block_size().wide() <= 0 || s % p.block_size().to::<u64>() != 0 {
                 ctx.violation(
                     Rule::Mx3,
                     p.block_size_at(),
@@ -1038,7 +1040,7 @@ fn quantization(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 )?;
                 return Ok(());
             }
-            if let Some(b) = num_blocks(f, p.axis(), p.block_size(), true) {
+            if let Some(b) = num_blocks(f, p.axis().to(), p.block_size().to(), true) {
                 param_sizes(f, ctx, Rule::Mx5, b, 1, 1)?;
             }
         }
@@ -1210,6 +1212,7 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             .zip(sh.shard_offset().iter())
             .enumerate()
         {
+            let (parent, off): (u64, u64) = (parent.to(), off.to());
             let dim = f.shape[k];
             if parent == DYNAMIC || off == DYNAMIC {
                 ctx.violation(
@@ -1223,7 +1226,7 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         }
     }
     if let Some(e) = f.v.extension_type() {
-        let (w, p) = (e.bit_width(), e.packing_factor());
+        let (w, p): (u32, u32) = (e.bit_width().to(), e.packing_factor().to());
         if w >= 8 {
             if p != 1 {
                 ctx.violation(
@@ -1239,7 +1242,7 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                     format!("bit_width {w} is not a whole number of bytes (RES-24)"),
                 )?;
             }
-        } else if !matches!(w, 1 | 2 | 4) || u32::from(p) != 8 / w {
+        } else if !matches!(w, 1 | 2 | 4) || p != 8 / w {
             ctx.violation(Rule::Ext4, e.bit_width_at(), format!("bit_width {w} with packing_factor {p}: sub-byte widths are 1, 2 or 4 with packing 8/bit_width"))?;
         }
     }

@@ -110,13 +110,39 @@ impl Size {
 pub trait Integer: Copy + fmt::Display {
     /// The value, exactly.
     fn wide(self) -> i128;
+    /// `n` in this type: clamped to its range, except that a negative `n` in an unsigned
+    /// type is its largest value. A negative value is no quantity, count or index, so it
+    /// becomes one no rule accepts (like a dimension too large to compute, it is refused
+    /// under the rule it breaks, never read as 0).
+    fn saturating(n: i128) -> Self;
+    /// `n` in this type, if it holds it (a writer's conversion: a value its field cannot
+    /// hold is refused, never changed).
+    fn exact(n: i128) -> Option<Self>;
+    /// This value in another integer type, as [`Integer::saturating`] says: the semantic
+    /// layer's one conversion from a generated field's type to the type it computes in.
+    #[inline]
+    fn to<T: Integer>(self) -> T {
+        T::saturating(self.wide())
+    }
 }
 
 macro_rules! integer {
     ($($t:ty),*) => {$(
         impl Integer for $t {
+            #[inline]
             fn wide(self) -> i128 {
                 i128::from(self)
+            }
+            #[inline]
+            fn exact(n: i128) -> Option<Self> {
+                <$t>::try_from(n).ok()
+            }
+            #[inline]
+            fn saturating(n: i128) -> Self {
+                if n < 0 && i128::from(<$t>::MIN) == 0 {
+                    return <$t>::MAX;
+                }
+                <$t>::try_from(n).unwrap_or(if n < 0 { <$t>::MIN } else { <$t>::MAX })
             }
         }
     )*};

@@ -826,10 +826,31 @@ pub fn file(row: &toml::Table, lib: &Library, what: &str, skip: &[&str]) -> File
     spec
 }
 
-/// The expectation of a descriptor: its contract value, and `"dereferenceable": false` when
-/// it must not be dereferenced.
+/// The paths of the fields `v` (at `path`) holds as their defaults because its data predates
+/// them (R4), as `hurray decode --json` names them in its `evolution` report.
+pub fn defaulted(v: &Value, path: &str) -> Vec<String> {
+    let mut evo = hurray_runtime::json::Evolution::default();
+    hurray_runtime::json::to_json(v, path, &mut evo);
+    evo.defaulted
+}
+
+/// `j` with the `evolution` report `hurray decode --json` prints when fields took their
+/// defaults (so that the JSON encodes back to the same bytes); unchanged when none did.
+pub fn with_evolution(mut j: J, defaulted: Vec<String>) -> J {
+    if !defaulted.is_empty() {
+        j.as_object_mut().unwrap().insert(
+            "evolution".into(),
+            json!({"defaulted": defaulted, "skipped": []}),
+        );
+    }
+    j
+}
+
+/// The expectation of a descriptor: its contract value, its `evolution` report, and
+/// `"dereferenceable": false` when it must not be dereferenced.
 pub fn descriptor_expectation(d: &Descriptor, dereferenceable: bool) -> J {
-    let mut j = to_json(&contract::descriptor_value(d));
+    let value = contract::descriptor_value(d);
+    let mut j = with_evolution(to_json(&value), defaulted(&value, ""));
     if !dereferenceable {
         j.as_object_mut()
             .unwrap()
@@ -890,9 +911,12 @@ pub fn build_file(name: &str, spec: &FileSpec, config: &ReaderConfig) -> (Vec<u8
             (start, at - start, at)
         };
         pos = align_up(end, 8);
-        let desc = descriptor_expectation(&t.descriptor, true);
+        // A file reports its descriptors' defaults once, by their paths from the top.
+        let value = contract::descriptor_value(&t.descriptor);
+        let desc = to_json(&value);
         entries.push((
             t.name.clone(),
+            value,
             json!({
                 "name": t.name,
                 "descriptor_offset": d,
@@ -938,7 +962,7 @@ pub fn build_file(name: &str, spec: &FileSpec, config: &ReaderConfig) -> (Vec<u8
         "data_buffer_alignment": header.data_buffer_alignment,
         "first_descriptor_offset": header.first_descriptor_offset,
         "tensor_count_hint": header.tensor_count_hint,
-        "tensors": entries.into_iter().map(|e| e.1).collect::<Vec<_>>(),
+        "tensors": entries.iter().map(|e| e.2.clone()).collect::<Vec<_>>(),
         "kv": spec.kv.iter().map(|e| to_json(&contract::kv_entry_value(e))).collect::<Vec<_>>(),
         "warnings": [],
     });
@@ -961,7 +985,12 @@ pub fn build_file(name: &str, spec: &FileSpec, config: &ReaderConfig) -> (Vec<u8
             "file_size": index_offset + index_length + 40,
         }),
     );
-    (bytes, j)
+    let defaults = entries
+        .iter()
+        .enumerate()
+        .flat_map(|(k, e)| defaulted(&e.1, &format!("tensors[{k}].descriptor")))
+        .collect();
+    (bytes, with_evolution(j, defaults))
 }
 
 /// A reader configuration from a row's `permissive`, `network`, `agree` (`[[space, value]]`)
