@@ -453,9 +453,13 @@ pub fn round_trip(data: &[u8]) {
 // ---------------------------------------------------------------------------------------
 // Quantization payloads.
 
-/// The repository root (the fuzz crate sits in `fuzz/`, the replay test at the root).
+/// The repository root (the fuzz crate sits in `fuzz/`, the replay test at the root): from
+/// cargo's `CARGO_MANIFEST_DIR` when it runs the replay test (a binary built in another
+/// checkout sharing the target directory is reused with that checkout's compile-time path),
+/// else the compile-time one.
 pub fn root() -> PathBuf {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let here = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     if here.join("spec").is_dir() {
         here
     } else {

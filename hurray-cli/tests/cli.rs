@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared")
+    manifest_dir().join("../../shared")
 }
 
 fn hurray(args: &[&str]) -> Output {
@@ -90,9 +90,7 @@ fn usage_errors_exit_2() {
 
 /// A valid descriptor and a valid file of the corpus.
 fn corpus_vector(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus/valid")
-        .join(name)
+    manifest_dir().join("../tests/corpus/valid").join(name)
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -210,10 +208,7 @@ fn every_refusal_code_comes_from_the_refusal_table() {
         }
     }
     let mut files = Vec::new();
-    sources(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut files,
-    );
+    sources(&manifest_dir().join("src"), &mut files);
     assert!(!files.is_empty());
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
@@ -587,4 +582,14 @@ fn inspect_reads_standard_input() {
         "{text}"
     );
     assert!(text.contains("trailer.trailer_magic"));
+}
+
+/// This checkout's package directory: cargo's value when it runs the test (a test binary
+/// built in another checkout that shares the target directory is reused here, with that
+/// checkout's compile-time path), else the compile-time one.
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(
+        || env!("CARGO_MANIFEST_DIR").into(),
+        std::path::PathBuf::from,
+    )
 }

@@ -112,3 +112,14 @@ pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {
     loaded.diags.sort();
     Ok(loaded)
 }
+
+/// For unit tests: this checkout's package directory. Cargo's value when it runs the tests (a
+/// test binary built in another checkout that shares the target directory is reused here,
+/// with that checkout's compile-time path), else the compile-time one.
+#[cfg(test)]
+pub(crate) fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(
+        || env!("CARGO_MANIFEST_DIR").into(),
+        std::path::PathBuf::from,
+    )
+}

@@ -13,7 +13,7 @@ use std::process::Command;
 
 /// The repository this package lies in.
 fn repository() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    manifest_dir()
         .parent()
         .expect("the package lies in the repository")
         .to_path_buf()
@@ -192,4 +192,14 @@ fn two_checkouts_sharing_a_target_directory_each_build_their_own_spec() {
     let back = build(&b, &target);
     assert!(!back.fresh, "B's build does not reuse A's");
     assert_eq!(back.embedded, tables_b);
+}
+
+/// This checkout's package directory: cargo's value when it runs the test (a test binary
+/// built in another checkout that shares the target directory is reused here, with that
+/// checkout's compile-time path), else the compile-time one.
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(
+        || env!("CARGO_MANIFEST_DIR").into(),
+        std::path::PathBuf::from,
+    )
 }

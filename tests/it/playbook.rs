@@ -201,7 +201,11 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
             .expect("git runs");
         assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
     }
+    // What the spec editor edits by hand: the spec files the overlay changes, and the corpus
+    // tables the scenario's rows go into. Everything else that changes is the steps' output.
+    let mut by_hand = git_changes(&root().join("spec"), &workspace.join("spec"));
     for c in playbook::corpus(&dir).unwrap() {
+        by_hand.push(c.file.clone());
         let c = playbook::CorpusEdit {
             file: c.file,
             find: playbook::real_names(&c.find),
@@ -226,6 +230,29 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
         eprint!("{}: {done}", s.fixture);
         log.push_str(&done);
     }
+
+    // The files: by hand, only tables (spec and corpus); by the steps, what they regenerate.
+    by_hand.sort();
+    by_hand.dedup();
+    let written: Vec<String> = git_status(&workspace)
+        .into_iter()
+        .filter(|f| !by_hand.contains(f))
+        .collect();
+    let hand_rust: Vec<&String> = by_hand.iter().filter(|f| f.ends_with(".rs")).collect();
+    assert!(
+        hand_rust.is_empty(),
+        "scenario `{}` edits Rust by hand: {hand_rust:?}",
+        s.fixture
+    );
+    log.push_str(&format!(
+        "  files edited by hand ({}): {}
+  files the steps wrote ({}): {}
+",
+        by_hand.len(),
+        by_hand.join(", "),
+        written.len(),
+        summarize(&written)
+    ));
 
     // The data, through both builds.
     let old = old.to_path_buf();
@@ -328,6 +355,57 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
         s.fixture,
         started.elapsed().as_secs_f64()
     )
+}
+
+/// The spec files that differ between two spec trees, as paths from the repository's root.
+fn git_changes(before: &Path, after: &Path) -> Vec<String> {
+    let o = Command::new("git")
+        .args(["diff", "--no-index", "--name-only"])
+        .arg(before)
+        .arg(after)
+        .output()
+        .expect("git runs");
+    let mut out = Vec::new();
+    for line in stdout(&o).lines() {
+        let p = Path::new(line.trim());
+        let rel = p
+            .strip_prefix(after)
+            .or_else(|_| p.strip_prefix(before))
+            .map(|r| format!("spec/{}", r.display()))
+            .unwrap_or_else(|_| line.trim().to_string());
+        out.push(rel);
+    }
+    out
+}
+
+/// Every file the steps changed or added in the copy (against what `git add` recorded before
+/// them: the spec as edited).
+fn git_status(workspace: &Path) -> Vec<String> {
+    let o = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=all"])
+        .current_dir(workspace)
+        .output()
+        .expect("git runs");
+    stdout(&o)
+        .lines()
+        .filter_map(|l| l.get(3..).map(str::to_string))
+        .collect()
+}
+
+/// Files by their directory, with a count: `spec/releases (4), docs/spec (3)`.
+fn summarize(files: &[String]) -> String {
+    let mut by_dir: std::collections::BTreeMap<String, usize> = Default::default();
+    for f in files {
+        let dir = Path::new(f)
+            .parent()
+            .map_or(String::new(), |d| d.display().to_string());
+        *by_dir.entry(dir).or_default() += 1;
+    }
+    by_dir
+        .iter()
+        .map(|(d, n)| format!("{d} ({n})"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[test]

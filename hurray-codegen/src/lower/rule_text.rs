@@ -221,9 +221,8 @@ mod tests {
     /// the space's free values: the new tag's value no longer starts a run, the next does.
     #[test]
     fn an_allocation_rewrites_the_texts_that_name_the_free_values() {
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("the crate lies in the repository");
+        let manifest = crate::manifest_dir();
+        let repo = manifest.parent().expect("the crate lies in the repository");
         let work = std::env::temp_dir().join(format!("hurray-rule-text-{}", std::process::id()));
         let amended = crate::overlay::materialize(
             &repo.join("spec"),

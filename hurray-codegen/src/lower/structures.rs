@@ -981,7 +981,7 @@ impl Lower<'_> {
 mod tests {
     /// The repository's spec tables with one field's type replaced by `f16`.
     fn with_f16() -> crate::Loaded {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let root = crate::manifest_dir().join("../spec");
         let work = std::env::temp_dir().join(format!("hurray-f16-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&work);
         crate::overlay::copy_dir(&root, &work).unwrap();

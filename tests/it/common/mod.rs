@@ -27,9 +27,13 @@ static ALLOCATOR: harness::Counting = harness::Counting;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// The workspace root.
+/// The workspace root: cargo's value when it runs the tests, since a test binary built in
+/// another checkout that shares the target directory is reused here with that checkout's
+/// compile-time path (cargo's artifacts do not depend on where a checkout lies); else the
+/// compile-time one.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from)
 }
 
 /// `../shared` beside the project root (the format's public sources).

@@ -487,12 +487,12 @@ mod tests {
     /// The repository's spec amended by a new flag-gated descriptor section framed by its own
     /// first field, as a spec editor adds one (through the overlay machinery the fixtures use).
     fn self_prefixed() -> crate::Loaded {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec");
+        let root = crate::manifest_dir().join("../spec");
         let work = std::env::temp_dir().join(format!("hurray-own-prefix-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&work);
         std::fs::create_dir_all(&work).unwrap();
         // The amendment fixture a spec editor's new self-prefixed section is tested by.
-        let edit = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        let edit = crate::manifest_dir()
             .join("../tests/fixtures/amendments/new-self-prefixed-section/edit.toml");
         let m = crate::overlay::materialize(&root, &edit, &work).unwrap();
         let loaded = crate::load(&m.tree).unwrap();
