@@ -691,8 +691,14 @@ fn the_corpus_covers_the_spec() {
     let never = never_set::<ComputedMask>(u64::from(s.mask));
     assert!(never.is_empty(), "computed_mask bits never set: {never:?}");
 
-    // KV: every value type, arrays of every non-array type (arrays do not nest).
-    for t in KvValue::ALL.iter().filter(|t| **t != KvValue::Array) {
+    // KV: every value type, arrays of every type an array may hold (the spec's list of
+    // element tags, F23: arrays do not nest, and a value type an amendment adds is not an
+    // element type unless the amendment adds it there too).
+    let elements = array_element_types();
+    for t in KvValue::ALL
+        .iter()
+        .filter(|t| elements.iter().any(|e| e == t.name()))
+    {
         assert!(
             s.kv_array_tags.contains(&t.value()),
             "no KV array of {}",
@@ -855,4 +861,28 @@ fn the_sheets_worked_examples_hold() {
         (64, 61, 4096, 16)
     );
     assert_eq!(f.tensor("bias").unwrap().entry.descriptor_offset, 4112);
+}
+
+/// The KV value types an array may hold: the `one_of` check of the array structure's
+/// element-tag field in the spec's tables (`structures/container.toml`, F23).
+fn array_element_types() -> Vec<String> {
+    let t = tables::load(&common::root().join("spec/structures/container.toml"));
+    let mut out = Vec::new();
+    for s in t["structure"].as_array().expect("structures") {
+        for f in s.get("field").and_then(T::as_array).into_iter().flatten() {
+            if f.get("type").and_then(T::as_str) == Some(&format!("tag:{}", KvValue::NAME))
+                && let Some(one_of) = f
+                    .get("check")
+                    .and_then(|c| c.get("one_of"))
+                    .and_then(T::as_array)
+            {
+                out.extend(one_of.iter().filter_map(T::as_str).map(str::to_string));
+            }
+        }
+    }
+    assert!(
+        !out.is_empty(),
+        "no KV array element list in spec/structures/container.toml"
+    );
+    out
 }

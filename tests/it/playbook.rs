@@ -378,18 +378,21 @@ fn git_changes(before: &Path, after: &Path) -> Vec<String> {
     out
 }
 
-/// Every file the steps changed or added in the copy (against what `git add` recorded before
-/// them: the spec as edited).
+/// Every file the steps changed or added in the copy, against what `git add` recorded before
+/// them (the spec as edited; nothing is committed, so the index is the reference).
 fn git_status(workspace: &Path) -> Vec<String> {
-    let o = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=all"])
-        .current_dir(workspace)
-        .output()
-        .expect("git runs");
-    stdout(&o)
-        .lines()
-        .filter_map(|l| l.get(3..).map(str::to_string))
-        .collect()
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(workspace)
+            .output()
+            .expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {}", stderr(&o));
+        stdout(&o).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let mut files = git(&["diff", "--name-only"]);
+    files.extend(git(&["ls-files", "--others", "--exclude-standard"]));
+    files
 }
 
 /// Files by their directory, with a count: `spec/releases (4), docs/spec (3)`.

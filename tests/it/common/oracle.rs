@@ -13,7 +13,7 @@ use hurray_runtime::flags::{ComputedMask, DescriptorFlags};
 use hurray_runtime::structures::{
     Descriptor, KvValueVariant, LayoutTiled, LayoutVariant, SchemeVariant, Statistics,
 };
-use hurray_runtime::tags::{ElementKind, ElementType, Packing};
+use hurray_runtime::tags::{ElementKind, ElementType, KvValue, Packing};
 use hurray_runtime::wire::{FlagSet, TagSpace};
 use hurray_runtime::{Value, contract};
 
@@ -537,14 +537,69 @@ fn allocated_by(d: &Descriptor) -> hurray_runtime::Version {
         .fold(Axis::Descriptor.initial(), Ord::max)
 }
 
-/// container.md §6.3 payload sizes.
+/// container.md §6.3 payload sizes: the length-prefixed types by their formula, every other
+/// type by the size its structure declares in the tables (a value type an amendment adds is
+/// fixed-size, like the scalars: the spec's `size`, not a list here).
 pub fn kv_payload_len(v: &KvValueVariant) -> u64 {
     match v {
         KvValueVariant::String(s) => 4 + s.value.len() as u64,
         KvValueVariant::Bytes(b) => 4 + b.value.len() as u64,
-        KvValueVariant::Int64(_) | KvValueVariant::Uint64(_) | KvValueVariant::Float64(_) => 8,
-        KvValueVariant::Bool(_) => 1,
         KvValueVariant::Array(a) => 5 + a.elements.iter().map(kv_payload_len).sum::<u64>(),
-        other => panic!("the oracle has no length for KV value {:#x}", other.tag()),
+        other => fixed_kv_sizes()
+            .get(&other.tag())
+            .copied()
+            .unwrap_or_else(|| {
+                panic!(
+                    "KV value {:#x} has no fixed-size structure in spec/",
+                    other.tag()
+                )
+            }),
     }
+}
+
+/// The declared size of every fixed-size KV value structure, by its tag value, read from the
+/// spec's tables (`tags/kv_value.toml` names each tag's structure; `structures/*.toml` its
+/// `framing` and `size`).
+fn fixed_kv_sizes() -> &'static std::collections::BTreeMap<u32, u64> {
+    static SIZES: std::sync::OnceLock<std::collections::BTreeMap<u32, u64>> =
+        std::sync::OnceLock::new();
+    SIZES.get_or_init(|| {
+        let spec = super::root().join("spec");
+        let mut sizes_by_name = std::collections::BTreeMap::new();
+        for e in std::fs::read_dir(spec.join("structures")).expect("spec/structures") {
+            let t = super::tables::load(&e.expect("an entry").path());
+            for s in t
+                .get("structure")
+                .and_then(|s| s.as_array())
+                .into_iter()
+                .flatten()
+            {
+                if s.get("framing").and_then(|f| f.as_str()) == Some("fixed")
+                    && let (Some(name), Some(size)) = (
+                        s.get("name").and_then(|n| n.as_str()),
+                        s.get("size").and_then(|z| z.as_integer()),
+                    )
+                {
+                    sizes_by_name.insert(name.to_string(), size as u64);
+                }
+            }
+        }
+        let kv = super::tables::load(&spec.join("tags").join(format!("{}.toml", KvValue::NAME)));
+        let mut out = std::collections::BTreeMap::new();
+        for t in kv
+            .get("tag")
+            .and_then(|t| t.as_array())
+            .into_iter()
+            .flatten()
+        {
+            if let (Some(value), Some(structure)) = (
+                t.get("value").and_then(|v| v.as_integer()),
+                t.get("structure").and_then(|s| s.as_str()),
+            ) && let Some(size) = sizes_by_name.get(structure)
+            {
+                out.insert(value as u32, *size);
+            }
+        }
+        out
+    })
 }
