@@ -4579,6 +4579,14 @@ pub mod tags {
             ),
             (255, 255, "invalid", ""),
         ];
+        /// The rule a head breaks whose `combine_op` is not legal with the composition rule (`combine_op_rule`).
+        pub fn combine_op_rule(self) -> crate::generated::rules::Rule {
+            match self {
+                CompositionRule::Partition => crate::generated::rules::Rule::Ch5,
+                CompositionRule::Overlay => crate::generated::rules::Rule::Ch6,
+                CompositionRule::Group => crate::generated::rules::Rule::Ch5,
+            }
+        }
     }
     impl crate::wire::sealed::Sealed for CompositionRule {}
     impl crate::wire::TagSpace for CompositionRule {
@@ -5771,6 +5779,150 @@ pub mod tags {
                 Layout::Hilbert => false,
             }
         }
+        /// The rule a `byte_offset` outside the layout's bound breaks (`byte_offset_rule`: the layout's own, else the space's default for what bounds it).
+        pub fn byte_offset_rule(self) -> crate::generated::rules::Rule {
+            match self {
+                Layout::RowMajor => crate::generated::rules::Rule::Rm2,
+                Layout::ColumnMajor => crate::generated::rules::Rule::Rm2,
+                Layout::Strided => crate::generated::rules::Rule::Ofs1,
+                Layout::Tiled => crate::generated::rules::Rule::Ofs1,
+                Layout::Morton => crate::generated::rules::Rule::Ofs1,
+                Layout::Coo => crate::generated::rules::Rule::Co3,
+                Layout::Csr => crate::generated::rules::Rule::Cr3,
+                Layout::Csc => crate::generated::rules::Rule::Cc3,
+                Layout::Csf => crate::generated::rules::Rule::Cf3,
+                Layout::BlockPaged => crate::generated::rules::Rule::Bp3,
+                Layout::Composite => crate::generated::rules::Rule::Ch2,
+                Layout::Hilbert => crate::generated::rules::Rule::Ofs1,
+            }
+        }
+        /// The space's default rule of a `byte_offset` outside its bound, for a layout whose `byte_offset` must be zero or is bounded by buffer 0.
+        pub fn default_byte_offset_rule(zero: bool) -> crate::generated::rules::Rule {
+            if zero {
+                crate::generated::rules::Rule::Ofs2
+            } else {
+                crate::generated::rules::Rule::Ofs1
+            }
+        }
+        /// The rule a `buffer_count` other than the layout's breaks (`buffer_count_rule`: the layout's own, else the space's default for a descriptor `quantized` or not).
+        #[allow(unused_variables)]
+        pub fn buffer_count_rule(
+            self,
+            quantized: bool,
+        ) -> crate::generated::rules::Rule {
+            match self {
+                Layout::RowMajor => crate::generated::rules::Rule::Rm1,
+                Layout::ColumnMajor => crate::generated::rules::Rule::Rm1,
+                Layout::Strided => Self::default_buffer_count_rule(quantized),
+                Layout::Tiled => Self::default_buffer_count_rule(quantized),
+                Layout::Morton => Self::default_buffer_count_rule(quantized),
+                Layout::Coo => crate::generated::rules::Rule::Co2,
+                Layout::Csr => crate::generated::rules::Rule::Cr2,
+                Layout::Csc => crate::generated::rules::Rule::Cc2,
+                Layout::Csf => crate::generated::rules::Rule::Cf2,
+                Layout::BlockPaged => crate::generated::rules::Rule::Bp2,
+                Layout::Composite => crate::generated::rules::Rule::Ch1,
+                Layout::Hilbert => Self::default_buffer_count_rule(quantized),
+            }
+        }
+        /// The space's default rule of a wrong `buffer_count`, for a descriptor `quantized` or not.
+        pub fn default_buffer_count_rule(
+            quantized: bool,
+        ) -> crate::generated::rules::Rule {
+            if quantized {
+                crate::generated::rules::Rule::Buf4
+            } else {
+                crate::generated::rules::Rule::Buf3
+            }
+        }
+        /// The rule an implementation-private layout without a buffer breaks (its range's `buffer_count_rule`).
+        pub const PRIVATE_BUFFER_COUNT_RULE: Option<crate::generated::rules::Rule> = Some(
+            crate::generated::rules::Rule::Buf2,
+        );
+        /// The rule a buffer on another device or memory class than buffer 0 breaks (`same_device_rule`: the layout's own, else the space's default for a `parameter_buffer` or another buffer).
+        #[allow(unused_variables)]
+        pub fn same_device_rule(
+            self,
+            parameter_buffer: bool,
+        ) -> crate::generated::rules::Rule {
+            match self {
+                Layout::RowMajor => Self::default_same_device_rule(parameter_buffer),
+                Layout::ColumnMajor => Self::default_same_device_rule(parameter_buffer),
+                Layout::Strided => Self::default_same_device_rule(parameter_buffer),
+                Layout::Tiled => Self::default_same_device_rule(parameter_buffer),
+                Layout::Morton => Self::default_same_device_rule(parameter_buffer),
+                Layout::Coo => Self::default_same_device_rule(parameter_buffer),
+                Layout::Csr => Self::default_same_device_rule(parameter_buffer),
+                Layout::Csc => Self::default_same_device_rule(parameter_buffer),
+                Layout::Csf => crate::generated::rules::Rule::Cf14,
+                Layout::BlockPaged => crate::generated::rules::Rule::Bp12,
+                Layout::Composite => Self::default_same_device_rule(parameter_buffer),
+                Layout::Hilbert => Self::default_same_device_rule(parameter_buffer),
+            }
+        }
+        /// The space's default rule of a buffer on another device or memory class than buffer 0, for a quantization `parameter_buffer` or another buffer.
+        pub fn default_same_device_rule(
+            parameter_buffer: bool,
+        ) -> crate::generated::rules::Rule {
+            if parameter_buffer {
+                crate::generated::rules::Rule::P4
+            } else {
+                crate::generated::rules::Rule::Bh14
+            }
+        }
+        /// The rule a partition or overlay member with this layout and no shard section breaks (`unsharded_member_rule`: the layout's own, else the space's default).
+        pub fn unsharded_member_rule(self) -> crate::generated::rules::Rule {
+            match self {
+                Layout::RowMajor => crate::generated::rules::Rule::Cv1,
+                Layout::ColumnMajor => crate::generated::rules::Rule::Cv1,
+                Layout::Strided => crate::generated::rules::Rule::Cv1,
+                Layout::Tiled => crate::generated::rules::Rule::Cv1,
+                Layout::Morton => crate::generated::rules::Rule::Cv1,
+                Layout::Coo => crate::generated::rules::Rule::Cv1,
+                Layout::Csr => crate::generated::rules::Rule::Cv1,
+                Layout::Csc => crate::generated::rules::Rule::Cv1,
+                Layout::Csf => crate::generated::rules::Rule::Cv1,
+                Layout::BlockPaged => crate::generated::rules::Rule::Cv1,
+                Layout::Composite => crate::generated::rules::Rule::Ch12,
+                Layout::Hilbert => crate::generated::rules::Rule::Cv1,
+            }
+        }
+        /// The space's default rule of a partition or overlay member without a shard section.
+        pub const DEFAULT_UNSHARDED_MEMBER_RULE: crate::generated::rules::Rule = crate::generated::rules::Rule::Cv1;
+        /// The rule a shard section breaks; `None` for a layout that allows one (`shard_rule`).
+        pub fn shard_rule(self) -> Option<crate::generated::rules::Rule> {
+            match self {
+                Layout::RowMajor => None,
+                Layout::ColumnMajor => None,
+                Layout::Strided => None,
+                Layout::Tiled => None,
+                Layout::Morton => None,
+                Layout::Coo => None,
+                Layout::Csr => None,
+                Layout::Csc => None,
+                Layout::Csf => Some(crate::generated::rules::Rule::Cf13),
+                Layout::BlockPaged => Some(crate::generated::rules::Rule::Bp11),
+                Layout::Composite => None,
+                Layout::Hilbert => None,
+            }
+        }
+        /// The rule a statistics nnz other than the layout's breaks; `None` for a layout that counts no stored values (`statistics_nnz_rule`).
+        pub fn statistics_nnz_rule(self) -> Option<crate::generated::rules::Rule> {
+            match self {
+                Layout::RowMajor => None,
+                Layout::ColumnMajor => None,
+                Layout::Strided => None,
+                Layout::Tiled => None,
+                Layout::Morton => None,
+                Layout::Coo => Some(crate::generated::rules::Rule::Co9),
+                Layout::Csr => Some(crate::generated::rules::Rule::Cr9),
+                Layout::Csc => Some(crate::generated::rules::Rule::Cc9),
+                Layout::Csf => Some(crate::generated::rules::Rule::Cf15),
+                Layout::BlockPaged => None,
+                Layout::Composite => None,
+                Layout::Hilbert => None,
+            }
+        }
     }
     impl crate::wire::sealed::Sealed for Layout {}
     impl crate::wire::TagSpace for Layout {
@@ -6267,6 +6419,28 @@ pub mod tags {
                 Scheme::PerBlockAffine => "per_block_affine_flags",
                 Scheme::Nf4 => "nf4_flags",
                 Scheme::Mxfp => "mxfp_flags",
+            }
+        }
+        /// The rule a parameter buffer index naming the data buffer breaks (`data_alias_rule`: the scheme's own, else the space's default).
+        pub fn data_alias_rule(self) -> crate::generated::rules::Rule {
+            match self {
+                Scheme::PerTensorAffine => crate::generated::rules::Rule::Buf8,
+                Scheme::PerChannelAffine => crate::generated::rules::Rule::Pc3,
+                Scheme::PerBlockAffine => crate::generated::rules::Rule::Buf8,
+                Scheme::Nf4 => crate::generated::rules::Rule::Buf8,
+                Scheme::Mxfp => crate::generated::rules::Rule::Buf8,
+            }
+        }
+        /// The space's default rule of a parameter buffer index naming the data buffer.
+        pub const DEFAULT_DATA_ALIAS_RULE: crate::generated::rules::Rule = crate::generated::rules::Rule::Buf8;
+        /// The rule a dense data buffer holding the elements but not their padded extent breaks (RES-38); `None` for a scheme that pads nothing (`padded_extent_rule`).
+        pub fn padded_extent_rule(self) -> Option<crate::generated::rules::Rule> {
+            match self {
+                Scheme::PerTensorAffine => None,
+                Scheme::PerChannelAffine => None,
+                Scheme::PerBlockAffine => Some(crate::generated::rules::Rule::Pb12),
+                Scheme::Nf4 => Some(crate::generated::rules::Rule::Nf9),
+                Scheme::Mxfp => None,
             }
         }
     }

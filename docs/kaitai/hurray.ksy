@@ -1357,13 +1357,19 @@ enums:
   composition_rule:
     0x01:
       id: partition
-      doc: 'partition: members tile the head exactly, without overlap'
+      doc: |-
+        partition: members tile the head exactly, without overlap
+        rules: `combine_op_rule` CH-5
     0x02:
       id: overlay
-      doc: 'overlay: a base member then corrections, later members win or add'
+      doc: |-
+        overlay: a base member then corrections, later members win or add
+        rules: `combine_op_rule` CH-6
     0x03:
       id: group
-      doc: 'group: independent members; head shape and type are advisory'
+      doc: |-
+        group: independent members; head shape and type are advisory
+        rules: `combine_op_rule` CH-5
   device:
     0x00:
       id: cpu
@@ -1592,62 +1598,62 @@ enums:
       id: row_major
       doc: |-
         row-major (C order)
-        dense; rank 0–64; 1 buffer(s); byte_offset ≤ buffer 0
+        dense; rank 0–64; 1 buffer(s); byte_offset ≤ buffer 0; rules: `rank_rule` LAY-4, `byte_offset_rule` RM-2, `buffer_count_rule` RM-1
     0x02:
       id: column_major
       doc: |-
         column-major (Fortran order)
-        dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0
+        dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0; rules: `rank_rule` CM-1, `scalar_rule` CM-1, `byte_offset_rule` RM-2, `buffer_count_rule` RM-1
     0x03:
       id: strided
       doc: |-
         strided (explicit element strides)
-        structure `layout_strided`; dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0
+        structure `layout_strided`; dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0; rules: `rank_rule` ST-1, `scalar_rule` ST-1
     0x04:
       id: tiled
       doc: |-
         tiled / blocked (recursive)
-        structure `layout_tiled`; dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0
+        structure `layout_tiled`; dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0; rules: `rank_rule` TL-1, `scalar_rule` TL-1
     0x05:
       id: morton
       doc: |-
         Morton (Z-order)
-        structure `layout_morton`; dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0
+        structure `layout_morton`; dense; rank 1–64; 1 buffer(s); byte_offset ≤ buffer 0; rules: `rank_rule` MO-1, `scalar_rule` MO-1
     0x06:
       id: coo
       doc: |-
         COO (coordinate list)
-        structure `layout_coo`; sparse; rank 1–64; 2 buffer(s); byte_offset 0
+        structure `layout_coo`; sparse; rank 1–64; 2 buffer(s); byte_offset 0; rules: `rank_rule` CO-1, `scalar_rule` CO-1, `byte_offset_rule` CO-3, `buffer_count_rule` CO-2, `statistics_nnz_rule` CO-9
     0x07:
       id: csr
       doc: |-
         CSR (compressed sparse row)
-        structure `layout_csr`; sparse; rank 2–2; 3 buffer(s); byte_offset 0
+        structure `layout_csr`; sparse; rank 2–2; 3 buffer(s); byte_offset 0; rules: `rank_rule` CR-1, `scalar_rule` LAY-3, `byte_offset_rule` CR-3, `buffer_count_rule` CR-2, `statistics_nnz_rule` CR-9
     0x08:
       id: csc
       doc: |-
         CSC (compressed sparse column)
-        structure `layout_csc`; sparse; rank 2–2; 3 buffer(s); byte_offset 0
+        structure `layout_csc`; sparse; rank 2–2; 3 buffer(s); byte_offset 0; rules: `rank_rule` CC-1, `scalar_rule` LAY-3, `byte_offset_rule` CC-3, `buffer_count_rule` CC-2, `statistics_nnz_rule` CC-9
     0x09:
       id: csf
       doc: |-
         CSF (compressed sparse fiber)
-        structure `layout_csf`; sparse; rank 3–64; 2·rank+1 buffer(s); byte_offset 0
+        structure `layout_csf`; sparse; rank 3–64; 2·rank+1 buffer(s); byte_offset 0; rules: `rank_rule` CF-1, `scalar_rule` LAY-3, `byte_offset_rule` CF-3, `buffer_count_rule` CF-2, `same_device_rule` CF-14, `shard_rule` CF-13, `statistics_nnz_rule` CF-15
     0x0a:
       id: block_paged
       doc: |-
         block-paged (KV cache pages)
-        structure `layout_block_paged`; indirect; rank 3–3; 3 buffer(s); byte_offset 0
+        structure `layout_block_paged`; indirect; rank 3–3; 3 buffer(s); byte_offset 0; rules: `rank_rule` BP-1, `scalar_rule` LAY-3, `byte_offset_rule` BP-3, `buffer_count_rule` BP-2, `same_device_rule` BP-12, `shard_rule` BP-11
     0x0b:
       id: composite
       doc: |-
         composite / virtual tensor (head)
-        structure `layout_composite`; virtual; rank 1–64; 0 buffer(s); byte_offset 0
+        structure `layout_composite`; virtual; rank 1–64; 0 buffer(s); byte_offset 0; rules: `rank_rule` LAY-4, `scalar_rule` LAY-3, `byte_offset_rule` CH-2, `buffer_count_rule` CH-1, `unsharded_member_rule` CH-12
     0x40:
       id: hilbert
       doc: |-
         Hilbert curve
-        structure `layout_hilbert`; dense; rank 2–64; 1 buffer(s); byte_offset ≤ buffer 0
+        structure `layout_hilbert`; dense; rank 2–64; 1 buffer(s); byte_offset ≤ buffer 0; rules: `rank_rule` HI-3, `scalar_rule` LAY-3
   member_role:
     0x00:
       id: correction
@@ -1673,27 +1679,27 @@ enums:
       id: per_tensor_affine
       doc: |-
         per-tensor affine (scale and zero point inline)
-        structure `per_tensor_affine`; flags `per_tensor_affine_flags`; storage: int8, uint8, int16, uint16, int32, uint32, int4, uint4, int2, uint2
+        structure `per_tensor_affine`; flags `per_tensor_affine_flags`; storage: int8, uint8, int16, uint16, int32, uint32, int4, uint4, int2, uint2; rules: `storage_rule` PT-4
     0x02:
       id: per_channel_affine
       doc: |-
         per-channel affine (one scale and zero point per index along axis)
-        structure `per_channel_affine`; flags `per_channel_affine_flags`; storage: int8, uint8, int16, uint16, int32, uint32, int4, uint4, int2, uint2; parameter buffers: scale (`scale_buffer_index`), zero_point (`zero_point_buffer_index`, unless SYMMETRIC)
+        structure `per_channel_affine`; flags `per_channel_affine_flags`; storage: int8, uint8, int16, uint16, int32, uint32, int4, uint4, int2, uint2; parameter buffers: scale (`scale_buffer_index`), zero_point (`zero_point_buffer_index`, unless SYMMETRIC); rules: `storage_rule` PC-8, `data_alias_rule` PC-3
     0x03:
       id: per_block_affine
       doc: |-
         per-block affine (GGUF-style linear blocks along axis)
-        structure `per_block_affine`; flags `per_block_affine_flags`; storage: int8, uint8, int4, uint4, int2, uint2; parameter buffers: scale (`scale_buffer_index`), zero_point (`zero_point_buffer_index`, unless SYMMETRIC)
+        structure `per_block_affine`; flags `per_block_affine_flags`; storage: int8, uint8, int4, uint4, int2, uint2; parameter buffers: scale (`scale_buffer_index`), zero_point (`zero_point_buffer_index`, unless SYMMETRIC); rules: `storage_rule` PB-7, `padded_extent_rule` PB-12
     0x04:
       id: nf4
       doc: |-
         NF4 (NormalFloat4) with per-block absmax scale
-        structure `nf4`; tier 2; flags `nf4_flags`; storage: uint4; parameter buffers: scale (`scale_buffer_index`)
+        structure `nf4`; tier 2; flags `nf4_flags`; storage: uint4; parameter buffers: scale (`scale_buffer_index`); rules: `storage_rule` NF-6, `padded_extent_rule` NF-9
     0x05:
       id: mxfp
       doc: |-
         MXFP (OCP Microscaling v1.0), float8_e8m0 block scales
-        structure `mxfp`; tier 2; flags `mxfp_flags`; storage: int8, float8_e4m3, float8_e5m2, float4_e2m1, float6_e2m3, float6_e3m2, int4; parameter buffers: scale (`scale_buffer_index`)
+        structure `mxfp`; tier 2; flags `mxfp_flags`; storage: int8, float8_e4m3, float8_e5m2, float4_e2m1, float6_e2m3, float6_e3m2, int4; parameter buffers: scale (`scale_buffer_index`); rules: `storage_rule` MX-6
   sync_mode:
     0x00:
       id: producer_synced

@@ -214,7 +214,7 @@ pub fn generate_released_runtime(root: &Path, files: &[(&str, &str)], file: &str
                 dir.display()
             )]);
         }
-        let loaded = crate::load_files(&dir, &archived);
+        let loaded = crate::load_archive(&dir, &archived, root, files);
         let what = format!(
             "the released runtime from the archive of release {sequence} (pending major: {majors})"
         );

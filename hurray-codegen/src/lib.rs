@@ -71,6 +71,34 @@ pub fn load_files<'a>(
     finish(raw, sources, diags)
 }
 
+/// [`load_files`] for the archived tables of a release (`files`, relative to the archive's
+/// directory `root`), completed from the current tables (`current`, relative to
+/// `current_root`; the files `load_files` would ignore are ignored) where the archive was
+/// written before a key of theirs existed ([`load::RawSpec::complete_from`]).
+pub fn load_archive<'a>(
+    root: impl AsRef<Path>,
+    files: impl IntoIterator<Item = &'a (&'a str, &'a str)>,
+    current_root: impl AsRef<Path>,
+    current: impl IntoIterator<Item = &'a (&'a str, &'a str)>,
+) -> Loaded {
+    let mut sources = SourceMap::default();
+    let mut diags = Diagnostics::default();
+    let mut raw = load::load_memory(
+        root.as_ref(),
+        files.into_iter().copied(),
+        &mut sources,
+        &mut diags,
+    );
+    let now = load::load_memory(
+        current_root.as_ref(),
+        current.into_iter().copied(),
+        &mut SourceMap::default(),
+        &mut Diagnostics::default(),
+    );
+    raw.complete_from(&now);
+    finish(raw, sources, diags)
+}
+
 /// `hurray-spec check`: load and validate a spec directory; with `against`, also compare it
 /// with another spec tree.
 pub fn check(dir: &Path, against: Option<&Path>) -> std::io::Result<Loaded> {

@@ -70,6 +70,86 @@ impl RawSpec {
     }
 }
 
+impl RawSpec {
+    /// Complete an archived release's tables (`spec/releases/NNNN/`) from the current ones:
+    /// a tag space the archive wrote before its values' rule choices were table keys (no
+    /// `[space.default]`, and no rule choice on any value or range) takes them from the
+    /// current space of the same name — its default, each value's by its number, each range's
+    /// by its bounds — located at the archived item each completes. The hand-written runtime
+    /// of the time made those choices in code; the current tables state them, and the record
+    /// that first held them (release 3) was written with no change of any reader's behaviour.
+    /// A record written before them holds none of their reader facts, so an archive is
+    /// compared with its record without them (`amend::archive::sealed_as`).
+    pub fn complete_from(&mut self, current: &RawSpec) {
+        for (_, archived) in &mut self.tags {
+            let name = archived.space.get_ref().name.get_ref().clone();
+            let Some((_, now)) = current
+                .tags
+                .iter()
+                .find(|(_, t)| *t.space.get_ref().name.get_ref() == name)
+            else {
+                continue;
+            };
+            let predates = archived.space.get_ref().default.is_none()
+                && archived
+                    .space
+                    .get_ref()
+                    .ranges
+                    .iter()
+                    .all(|r| r.get_ref().buffer_count_rule.is_none())
+                && archived.tag.iter_mut().all(|t| {
+                    t.get_mut()
+                        .rule_choices_mut()
+                        .iter()
+                        .all(|(_, v)| v.is_none())
+                });
+            if !predates {
+                continue;
+            }
+            let at = archived.space.span();
+            let space = archived.space.get_mut();
+            space.default = now
+                .space
+                .get_ref()
+                .default
+                .as_ref()
+                .map(|d| raw::S::new(at.clone(), d.get_ref().at(at.clone())));
+            for r in &mut space.ranges {
+                let (from, to) = (*r.get_ref().from.get_ref(), *r.get_ref().to.get_ref());
+                let span = r.span();
+                let same = now.space.get_ref().ranges.iter().find(|n| {
+                    *n.get_ref().from.get_ref() == from && *n.get_ref().to.get_ref() == to
+                });
+                if let Some(rule) = same.and_then(|n| n.get_ref().buffer_count_rule.as_ref()) {
+                    r.get_mut().buffer_count_rule = Some(raw::S::new(span, rule.get_ref().clone()));
+                }
+            }
+            for t in &mut archived.tag {
+                let span = t.span();
+                let value = *t.get_ref().value.get_ref();
+                let Some(mut same) = now
+                    .tag
+                    .iter()
+                    .find(|n| *n.get_ref().value.get_ref() == value)
+                    .map(|n| n.get_ref().clone())
+                else {
+                    continue;
+                };
+                for ((_, slot), (_, rule)) in t
+                    .get_mut()
+                    .rule_choices_mut()
+                    .into_iter()
+                    .zip(same.rule_choices_mut())
+                {
+                    *slot = rule
+                        .as_ref()
+                        .map(|r| raw::S::new(span.clone(), r.get_ref().clone()));
+                }
+            }
+        }
+    }
+}
+
 /// The folders of a spec directory whose every `*.toml` file is a table, in reading order.
 pub const TABLE_DIRS: [&str; 4] = ["tags", "flags", "structures", "rules"];
 

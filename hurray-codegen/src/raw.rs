@@ -166,6 +166,108 @@ pub struct Space {
     /// Resolution ids (`RES-n`) that govern the space: one id or a list.
     #[cfg_attr(feature = "schema", schemars(with = "Option<shape::ResolutionIds>"))]
     pub resolution: Option<S<toml::Value>>,
+    /// `[space.default]`: the generic rule of each rule choice of the space's role, which a
+    /// value that names no rule of its own for the choice takes.
+    pub default: Option<S<SpaceDefault>>,
+}
+
+/// `[space.default]` of a tag space: the generic rules of its role's rule choices (layout:
+/// `byte_offset_rule`, `buffer_count_rule`, `same_device_rule`, `unsharded_member_rule`;
+/// scheme: `data_alias_rule`). A value's own key of the same name overrides the default.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SpaceDefault {
+    /// (layout) The rule a `byte_offset` outside its bound breaks, by the layout's
+    /// `byte_offset`: `{ bounded = "OFS-1", zero = "OFS-2" }`.
+    pub byte_offset_rule: Option<S<ByteOffsetRules>>,
+    /// (layout) The rule a `buffer_count` other than the layout's breaks, by whether the
+    /// descriptor is quantized: `{ unquantized = "BUF-3", quantized = "BUF-4" }`.
+    pub buffer_count_rule: Option<S<BufferCountRules>>,
+    /// (layout) The rule a buffer whose device or memory class differs from buffer 0's
+    /// breaks, by whether it is a quantization parameter buffer:
+    /// `{ buffer = "BH-14", parameter_buffer = "P4" }`.
+    pub same_device_rule: Option<S<SameDeviceRules>>,
+    /// (layout) The rule a member of a partition or overlay composite without a shard section
+    /// breaks.
+    pub unsharded_member_rule: Option<S<String>>,
+    /// (scheme) The rule a parameter buffer index naming the data buffer (index 0) breaks.
+    pub data_alias_rule: Option<S<String>>,
+}
+
+impl SpaceDefault {
+    /// The same rules, every one located at `span` (a default completed from another file).
+    pub fn at(&self, span: std::ops::Range<usize>) -> SpaceDefault {
+        let rule = |r: &S<String>| S::new(span.clone(), r.get_ref().clone());
+        let opt = |r: &Option<S<String>>| r.as_ref().map(rule);
+        SpaceDefault {
+            byte_offset_rule: self.byte_offset_rule.as_ref().map(|b| {
+                let b = b.get_ref();
+                S::new(
+                    span.clone(),
+                    ByteOffsetRules {
+                        bounded: rule(&b.bounded),
+                        zero: rule(&b.zero),
+                    },
+                )
+            }),
+            buffer_count_rule: self.buffer_count_rule.as_ref().map(|b| {
+                let b = b.get_ref();
+                S::new(
+                    span.clone(),
+                    BufferCountRules {
+                        unquantized: rule(&b.unquantized),
+                        quantized: rule(&b.quantized),
+                    },
+                )
+            }),
+            same_device_rule: self.same_device_rule.as_ref().map(|b| {
+                let b = b.get_ref();
+                S::new(
+                    span.clone(),
+                    SameDeviceRules {
+                        buffer: rule(&b.buffer),
+                        parameter_buffer: rule(&b.parameter_buffer),
+                    },
+                )
+            }),
+            unsharded_member_rule: opt(&self.unsharded_member_rule),
+            data_alias_rule: opt(&self.data_alias_rule),
+        }
+    }
+}
+
+/// The default `byte_offset_rule` of a layout space, by what bounds `byte_offset`.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ByteOffsetRules {
+    /// The rule of a layout with `byte_offset = "bounded"`: an offset past buffer 0's size.
+    pub bounded: S<String>,
+    /// The rule of a layout with `byte_offset = "zero"`: a non-zero offset.
+    pub zero: S<String>,
+}
+
+/// The default `buffer_count_rule` of a layout space, by whether the descriptor is quantized.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BufferCountRules {
+    /// The rule of an unquantized descriptor.
+    pub unquantized: S<String>,
+    /// The rule of a quantized descriptor (the layout's buffers plus its parameter buffers).
+    pub quantized: S<String>,
+}
+
+/// The default `same_device_rule` of a layout space, by the buffer that differs.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SameDeviceRules {
+    /// The rule of a buffer that is no quantization parameter buffer.
+    pub buffer: S<String>,
+    /// The rule of a quantization parameter buffer.
+    pub parameter_buffer: S<String>,
 }
 
 /// `reject` of a tag space: the rule each kind of unaccepted value reports.
@@ -200,6 +302,9 @@ pub struct Range {
     pub memory_classes: Option<S<Vec<S<String>>>>,
     /// (layout) the rule rank 0 breaks under a private layout.
     pub scalar_rule: Option<S<String>>,
+    /// (layout) the rule a private layout's buffer count breaks (fewer than one buffer);
+    /// required on a private range.
+    pub buffer_count_rule: Option<S<String>>,
     /// A remark.
     pub note: Option<S<String>>,
 }
@@ -255,6 +360,23 @@ pub struct Tag {
     pub rank_rule: Option<S<String>>,
     /// (layout) The rule rank 0 breaks; present exactly when `rank` starts above 0.
     pub scalar_rule: Option<S<String>>,
+    /// (layout) The rule a `byte_offset` outside its bound breaks, instead of the space's
+    /// default for the layout's `byte_offset`.
+    pub byte_offset_rule: Option<S<String>>,
+    /// (layout) The rule a `buffer_count` other than the layout's breaks, quantized or not,
+    /// instead of the space's default.
+    pub buffer_count_rule: Option<S<String>>,
+    /// (layout) The rule a buffer whose device or memory class differs from buffer 0's
+    /// breaks, parameter buffers included, instead of the space's default.
+    pub same_device_rule: Option<S<String>>,
+    /// (layout) The rule a partition or overlay member with this layout and no shard section
+    /// breaks, instead of the space's default.
+    pub unsharded_member_rule: Option<S<String>>,
+    /// (layout) The rule a shard section breaks: present exactly when the layout forbids one.
+    pub shard_rule: Option<S<String>>,
+    /// (layout) The rule a statistics section's nnz (NNZ_VALID set) other than the layout's
+    /// nnz breaks: present exactly when the layout counts its stored values.
+    pub statistics_nnz_rule: Option<S<String>>,
     /// (device) The memory classes valid on the device (BH-13).
     pub memory_classes: Option<S<Vec<S<String>>>>,
     /// (scheme) The scheme's flag set (`flags/schemes.toml`).
@@ -263,12 +385,40 @@ pub struct Tag {
     pub storage: Option<S<Vec<S<String>>>>,
     /// (scheme) The rule a payload breaks when its type tag is not in `storage`.
     pub storage_rule: Option<S<String>>,
+    /// (scheme) The rule a parameter buffer index naming the data buffer breaks, instead of
+    /// the space's default.
+    pub data_alias_rule: Option<S<String>>,
+    /// (scheme) The rule a row- or column-major data buffer breaks that holds the elements but
+    /// not their padded extent (RES-38): present exactly when the scheme pads its axis to
+    /// whole blocks.
+    pub padded_extent_rule: Option<S<String>>,
     /// (scheme) The parameter buffers: `{ name, index, unless_flag? }`.
     pub parameters: Option<S<Vec<S<Parameter>>>>,
     /// (combine_op) The composition rules the operation may appear with.
     pub legal_with: Option<S<Vec<S<String>>>>,
+    /// (composition_rule) The rule a head breaks whose `combine_op` is not legal with the
+    /// composition rule.
+    pub combine_op_rule: Option<S<String>>,
     /// (block_table_index_type) The byte width of one index.
     pub index_bytes: Option<S<i64>>,
+}
+
+impl Tag {
+    /// The rule choices a tag may name, mutably, each with its key: what an archive written
+    /// before they were table keys is completed with (`load::RawSpec::complete_from`).
+    pub fn rule_choices_mut(&mut self) -> [(&'static str, &mut Option<S<String>>); 9] {
+        [
+            ("byte_offset_rule", &mut self.byte_offset_rule),
+            ("buffer_count_rule", &mut self.buffer_count_rule),
+            ("same_device_rule", &mut self.same_device_rule),
+            ("unsharded_member_rule", &mut self.unsharded_member_rule),
+            ("shard_rule", &mut self.shard_rule),
+            ("statistics_nnz_rule", &mut self.statistics_nnz_rule),
+            ("data_alias_rule", &mut self.data_alias_rule),
+            ("padded_extent_rule", &mut self.padded_extent_rule),
+            ("combine_op_rule", &mut self.combine_op_rule),
+        ]
+    }
 }
 
 /// One parameter buffer of a scheme.

@@ -38,8 +38,9 @@ fn bit_name(spec: &Spec, set: FlagSetId, bit: u32) -> String {
 }
 
 /// A tag's role attributes and the structure it selects. Canonically, the attributes part of
-/// its S2 identity (`bits=8; kind=float; …`); in Markdown, the attributes column of
-/// `tags.md`.
+/// its S2 identity (`bits=8; kind=float; …`), which leaves out the rules the tag names (which
+/// rule a rejection reports is a reader fact of the records, `amend::readers`); in Markdown,
+/// the attributes column of `tags.md`, its rules included.
 pub fn attributes(spec: &Spec, t: &Tag, style: Style) -> String {
     match style {
         Style::Canonical | Style::Message => identity(spec, t),
@@ -97,9 +98,50 @@ fn identity(spec: &Spec, t: &Tag) -> String {
             parts.push(format!("legal_with={}", legal_with.join(",")))
         }
         TagAttrs::IndexType { bytes } => parts.push(format!("index_bytes={bytes}")),
-        TagAttrs::None => {}
+        TagAttrs::CompositionRule { .. } | TagAttrs::None => {}
     }
     parts.join("; ")
+}
+
+/// `rules: `key` ID, …` of the rules a tag or a space names, in Markdown; `None` for none.
+fn rules_markdown(spec: &Spec, rules: &[(&str, Option<RuleId>)]) -> Option<String> {
+    let named: Vec<String> = rules
+        .iter()
+        .filter_map(|(key, r)| Some(format!("`{key}` {}", spec.rule((*r)?).id)))
+        .collect();
+    (!named.is_empty()).then(|| format!("rules: {}", named.join(", ")))
+}
+
+/// The generic rules of a space's rule choices (`[space.default]`), in Markdown: the sentence
+/// `tags.md` gives under the space's heading; `None` for a space without them.
+pub fn space_default_markdown(spec: &Spec, space: &TagSpace) -> Option<String> {
+    let id = |r: RuleId| spec.rule(r).id.as_str();
+    let parts = match &space.default {
+        SpaceDefault::None => return None,
+        SpaceDefault::Layout(d) => vec![
+            format!(
+                "`byte_offset_rule` {} (bounded), {} (zero)",
+                id(d.byte_offset_bounded),
+                id(d.byte_offset_zero)
+            ),
+            format!(
+                "`buffer_count_rule` {} (unquantized), {} (quantized)",
+                id(d.buffer_count_unquantized),
+                id(d.buffer_count_quantized)
+            ),
+            format!(
+                "`same_device_rule` {} (a buffer), {} (a parameter buffer)",
+                id(d.same_device_buffer),
+                id(d.same_device_parameter_buffer)
+            ),
+            format!("`unsharded_member_rule` {}", id(d.unsharded_member)),
+        ],
+        SpaceDefault::Scheme(d) => vec![format!("`data_alias_rule` {}", id(d.data_alias))],
+    };
+    Some(format!(
+        "Default rules, for a value that names none of its own: {}.",
+        parts.join("; ")
+    ))
 }
 
 fn attributes_markdown(spec: &Spec, t: &Tag) -> String {
@@ -139,6 +181,19 @@ fn attributes_markdown(spec: &Spec, t: &Tag) -> String {
                 ByteOffsetRule::Bounded => "byte_offset ≤ buffer 0".to_string(),
                 ByteOffsetRule::Zero => "byte_offset 0".to_string(),
             });
+            parts.extend(rules_markdown(
+                spec,
+                &[
+                    ("rank_rule", Some(a.rank_rule)),
+                    ("scalar_rule", a.scalar_rule),
+                    ("byte_offset_rule", a.rules.byte_offset),
+                    ("buffer_count_rule", a.rules.buffer_count),
+                    ("same_device_rule", a.rules.same_device),
+                    ("unsharded_member_rule", a.rules.unsharded_member),
+                    ("shard_rule", a.rules.shard),
+                    ("statistics_nnz_rule", a.rules.statistics_nnz),
+                ],
+            ));
         }
         TagAttrs::Device { memory_classes } => {
             parts.push(format!("memory classes: {}", memory_classes.join(", ")))
@@ -164,11 +219,23 @@ fn attributes_markdown(spec: &Spec, t: &Tag) -> String {
                         .join(", ")
                 ));
             }
+            parts.extend(rules_markdown(
+                spec,
+                &[
+                    ("storage_rule", Some(a.storage_rule)),
+                    ("data_alias_rule", a.data_alias_rule),
+                    ("padded_extent_rule", a.padded_extent_rule),
+                ],
+            ));
         }
         TagAttrs::CombineOp { legal_with } => {
             parts.push(format!("legal with: {}", legal_with.join(", ")))
         }
         TagAttrs::IndexType { bytes } => parts.push(format!("{bytes}-byte indices")),
+        TagAttrs::CompositionRule { combine_op_rule } => parts.extend(rules_markdown(
+            spec,
+            &[("combine_op_rule", Some(*combine_op_rule))],
+        )),
         TagAttrs::None => {}
     }
     parts.join("; ")

@@ -708,10 +708,12 @@ impl TagRule for NeverReserved {
     fn check<T: TagSpace>(&self, raw: u32) -> Result<(), WriteError> {
         match T::classify(raw) {
             TagClass::Known(_) | TagClass::Private => Ok(()),
-            _ => Err(invalid(
-                Rule::Ver9,
-                format!("{raw:#04x} is not an allocated {} value", T::NAME),
-            )),
+            TagClass::UnallocatedPublic { .. } | TagClass::Reserved | TagClass::Invalid => {
+                Err(invalid(
+                    Rule::Ver9,
+                    format!("{raw:#04x} is not an allocated {} value", T::NAME),
+                ))
+            }
         }
     }
 }

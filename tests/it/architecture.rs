@@ -1,7 +1,8 @@
 //! The workspace's architecture, checked from its sources: the module graph of every crate
-//! (with the runtime's generated code in place of its `include!`) has no cycle, and no spec
+//! (with the runtime's generated code in place of its `include!`) has no cycle, no spec
 //! space or structure name is written as a string literal in code — the code reaches the
-//! spec's vocabulary through the model's roles and the generated types.
+//! spec's vocabulary through the model's roles and the generated types — and no `_` arm of
+//! the hand-written runtime chooses a rule (which rule a tag's violation breaks is table data).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -590,6 +591,161 @@ fn no_spec_space_or_structure_name_is_a_string_literal_in_code() {
         found.is_empty(),
         "spec names written as string literals; reach them through the model's roles or the \
          generated types instead:\n{}",
+        found.into_iter().collect::<Vec<_>>().join("\n")
+    );
+}
+
+/// Wildcard arms of the hand-written runtime that name a `Rule::` variant and choose no rule
+/// by a tag: `(file, rule variant, why)`. Each must still be there (an entry nothing matches
+/// fails, like `OTHER_VOCABULARIES`).
+const WILDCARD_RULE_ARMS: &[(&str, &str, &str)] = &[(
+    "hurray-runtime/src/migrate.rs",
+    "S5",
+    "`MigrateError::rule`: every refusal but the new major's writer's (which reports its own rule) follows S5; the match is over the error's kinds, not a tag space",
+)];
+
+/// The arms of a `match`'s brace group: `(pattern, body)` token lists.
+fn match_arms(arms: &[TokenTree]) -> Vec<(Vec<TokenTree>, Vec<TokenTree>)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < arms.len() {
+        let start = i;
+        while i < arms.len() && !(punct(arms.get(i), '=') && punct(arms.get(i + 1), '>')) {
+            i += 1;
+        }
+        if i >= arms.len() {
+            break;
+        }
+        let pattern = arms[start..i].to_vec();
+        i += 2;
+        let body_start = i;
+        match arms.get(i) {
+            // A block body ends the arm, with or without a comma.
+            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
+                i += 1;
+                if punct(arms.get(i), ',') {
+                    i += 1;
+                }
+                out.push((pattern, arms[body_start..body_start + 1].to_vec()));
+            }
+            _ => {
+                while i < arms.len() && !punct(arms.get(i), ',') {
+                    i += 1;
+                }
+                out.push((pattern, arms[body_start..i].to_vec()));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The `Rule::<variant>`s the tokens name, at any depth.
+fn rule_variants(ts: &[TokenTree], out: &mut Vec<String>) {
+    for (i, t) in ts.iter().enumerate() {
+        match t {
+            TokenTree::Ident(r) if r == "Rule" && path_sep(ts, i + 1) => {
+                if let Some(v) = ts.get(i + 3).and_then(ident) {
+                    out.push(v);
+                }
+            }
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                rule_variants(&inner, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every `match` arm in `ts` (at any depth) whose pattern is the wildcard `_`, with or without
+/// a guard, and whose body names a `Rule::` variant: `(line, variants)`.
+fn wildcard_rule_arms(ts: &[TokenTree], out: &mut Vec<(usize, Vec<String>)>) {
+    for (i, t) in ts.iter().enumerate() {
+        if let TokenTree::Group(g) = t {
+            let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+            wildcard_rule_arms(&inner, out);
+        }
+        if ident(t).as_deref() != Some("match") {
+            continue;
+        }
+        // The arms are the first brace group after `match` at its level.
+        let Some(TokenTree::Group(arms)) = ts[i + 1..]
+            .iter()
+            .find(|t| matches!(t, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace))
+        else {
+            continue;
+        };
+        let arms: Vec<TokenTree> = arms.stream().into_iter().collect();
+        for (pattern, body) in match_arms(&arms) {
+            let wildcard = match pattern.as_slice() {
+                [TokenTree::Ident(u)] => u == "_",
+                [TokenTree::Ident(u), TokenTree::Ident(k), ..] => u == "_" && k == "if",
+                _ => false,
+            };
+            if !wildcard {
+                continue;
+            }
+            let mut variants = Vec::new();
+            rule_variants(&body, &mut variants);
+            if !variants.is_empty() {
+                out.push((pattern[0].span().start().line, variants));
+            }
+        }
+    }
+}
+
+/// No fallback chooses a rule: which rule a violation breaks under a tag (a layout, a scheme,
+/// a composition rule) is the tag's table data, with the space's generic rule stated once in
+/// its `[space.default]` (spec/README.md); hand-written runtime code takes it from the
+/// generated accessors, so a new tag never inherits a rule silently through a `_ =>` arm.
+#[test]
+fn no_wildcard_match_arm_of_the_runtime_chooses_a_rule() {
+    let runtime = crates()
+        .into_iter()
+        .find(|c| c.name == "hurray-runtime/src/lib.rs")
+        .expect("the runtime is a workspace member");
+    let mut found = BTreeSet::new();
+    let mut used = BTreeSet::new();
+    let mut seen_files = BTreeSet::new();
+    for m in runtime.modules.values().filter(|m| !m.generated) {
+        if !seen_files.insert(m.file.clone()) {
+            continue;
+        }
+        let rel = m
+            .file
+            .strip_prefix(root())
+            .unwrap_or(&m.file)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(&m.file).unwrap();
+        let ts: Vec<TokenTree> = parse(&text, &m.file).into_iter().collect();
+        let mut arms = Vec::new();
+        wildcard_rule_arms(&ts, &mut arms);
+        for (line, variants) in arms {
+            for v in variants {
+                if let Some((file, rule, _)) = WILDCARD_RULE_ARMS
+                    .iter()
+                    .find(|(file, rule, _)| *file == rel && *rule == v)
+                {
+                    used.insert((*file, *rule));
+                    continue;
+                }
+                found.insert(format!("{rel}:{line}: a `_` arm chooses Rule::{v}"));
+            }
+        }
+    }
+    for (file, rule, _) in WILDCARD_RULE_ARMS {
+        assert!(
+            used.contains(&(*file, *rule)),
+            "WILDCARD_RULE_ARMS lists Rule::{rule} in {file}, which no `_` arm names any more: remove the entry"
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "match arms of the hand-written runtime fall back to a rule; state the rule a tag \
+         breaks in its table (a tag attribute, and the space's generic rule in its \
+         `[space.default]`, spec/README.md) and take it from the generated accessor:\n{}",
         found.into_iter().collect::<Vec<_>>().join("\n")
     );
 }

@@ -92,9 +92,20 @@ pub fn write(spec_dir: &Path, sequence: u32) -> std::io::Result<PathBuf> {
 }
 
 /// The record an archive's spec makes when sealed as `record` was (its sequence, label and
-/// predecessor): equal fingerprints mean the archive states the facts the record holds.
+/// predecessor, and the kinds of reader facts it records: a kind recorded only since, or a
+/// `[readers]` table the record predates, is left out): equal fingerprints mean the archive
+/// states the facts the record holds.
 pub fn sealed_as(spec: &crate::model::Spec, record: &Snapshot) -> (Snapshot, SpanIndex) {
-    let (snap, spans) = snapshot::of_spec(spec);
+    let (mut snap, spans) = snapshot::of_spec(spec);
+    snap.readers = match (snap.readers.take(), &record.readers) {
+        (Some(mut facts), Some(recorded)) => {
+            facts
+                .fact
+                .retain(|f| !super::readers::predates(recorded, &f.key));
+            Some(facts)
+        }
+        _ => None,
+    };
     let r = &record.release;
     (snap.seal(r.sequence, &r.label, &r.previous), spans)
 }
@@ -110,6 +121,9 @@ pub fn verify(
     diags: &mut Diagnostics,
 ) {
     let help = "an archive is append-only, like its record: restore it from version control (`git checkout -- spec/releases/`); `hurray-spec release` writes both";
+    // The current tables, which complete an archive written before a key existed
+    // (`RawSpec::complete_from`); read once, and only when an archive is there.
+    let mut current: Option<crate::load::RawSpec> = None;
     for (record_file, record) in &history.records {
         let d = dir(spec_dir, record.release.sequence);
         if !d.is_dir() {
@@ -117,7 +131,7 @@ pub fn verify(
         }
         let name = format!("{}/{}", history::DIR, dir_name(record.release.sequence));
         let mut local = Diagnostics::default();
-        let raw = match crate::load::load_dir(&d, sources, &mut local) {
+        let mut raw = match crate::load::load_dir(&d, sources, &mut local) {
             Ok(raw) => raw,
             Err(e) => {
                 diags.push(
@@ -134,6 +148,15 @@ pub fn verify(
                 continue;
             }
         };
+        let now = current.get_or_insert_with(|| {
+            crate::load::load_dir(
+                spec_dir,
+                &mut SourceMap::default(),
+                &mut Diagnostics::default(),
+            )
+            .unwrap_or_default()
+        });
+        raw.complete_from(now);
         let at_spec = raw.spec.as_ref().map(|(id, _)| Span::new(*id, 0..0));
         let loaded = crate::phases::finish(raw, SourceMap::default(), local);
         let Some(spec) = loaded.clean() else {

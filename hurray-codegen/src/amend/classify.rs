@@ -794,7 +794,9 @@ fn has_item(snapshot: &Snapshot, item: &str) -> bool {
 
 /// Every change of a reader fact (the `[readers]` table of the records), classified by
 /// [`classify_fact`]. A record without the table (written before it existed) is
-/// not compared. Facts of an item that is new or removed are left to that item's own change.
+/// not compared, nor a fact of a kind the record holds none of (written before the kind was
+/// recorded, [`readers::predates`]). Facts of an item that is new or removed are left to that
+/// item's own change.
 fn readers(d: &mut Diff<'_>) {
     let (Some(base), Some(cur)) = (&d.base.readers, &d.cur.readers) else {
         return;
@@ -847,6 +849,8 @@ fn readers(d: &mut Diff<'_>) {
                 }
             }
             None if !has_part(d.base, item, key_word) => {}
+            // The base record was written before facts of this kind were recorded.
+            None if readers::predates(base, key_word) => {}
             None => {
                 let class = match kind {
                     FactKind::Label => Class::Patch,

@@ -168,7 +168,109 @@ fn rule_axes(spec: &Spec) -> BTreeMap<RuleId, AxisId> {
     for r in &spec.placement.rules {
         bind(*r, spec.placement.axis);
     }
+    // The rule choices of the tables, recorded since release 3, last: a rule another item
+    // binds keeps that item's axis, as the records before them have it.
+    for s in &spec.spaces {
+        for r in s.ranges.iter().filter_map(|r| r.buffer_count_rule) {
+            bind(r, s.axis);
+        }
+        for (_, r) in default_rules(s) {
+            bind(r, s.axis);
+        }
+        for t in &s.tags {
+            for (_, r) in tag_rules(s, t) {
+                bind(r, s.axis);
+            }
+        }
+    }
     out
+}
+
+/// The rules a space's `[space.default]` names, each with its fact key.
+fn default_rules(s: &TagSpace) -> Vec<(&'static str, RuleId)> {
+    match &s.default {
+        SpaceDefault::None => Vec::new(),
+        SpaceDefault::Layout(d) => vec![
+            ("byte_offset_rule.bounded", d.byte_offset_bounded),
+            ("byte_offset_rule.zero", d.byte_offset_zero),
+            ("buffer_count_rule.unquantized", d.buffer_count_unquantized),
+            ("buffer_count_rule.quantized", d.buffer_count_quantized),
+            ("same_device_rule.buffer", d.same_device_buffer),
+            (
+                "same_device_rule.parameter_buffer",
+                d.same_device_parameter_buffer,
+            ),
+            ("unsharded_member_rule", d.unsharded_member),
+        ],
+        SpaceDefault::Scheme(d) => vec![("data_alias_rule", d.data_alias)],
+    }
+}
+
+/// The rules a tag's readers report, each with its fact key: for a rule choice the rule the
+/// tag takes (its own, else the space's default, case by case), for a restriction the rule
+/// when the tag states one.
+fn tag_rules(s: &TagSpace, t: &Tag) -> Vec<(&'static str, RuleId)> {
+    let mut out = Vec::new();
+    match &t.attrs {
+        TagAttrs::Layout(l) => {
+            out.push(("rank_rule", l.rank_rule));
+            out.extend(l.scalar_rule.map(|r| ("scalar_rule", r)));
+            if let Some(d) = s.layout_default() {
+                out.extend([
+                    ("byte_offset_rule", l.byte_offset_rule(d)),
+                    (
+                        "buffer_count_rule.unquantized",
+                        l.buffer_count_rule(d, false),
+                    ),
+                    ("buffer_count_rule.quantized", l.buffer_count_rule(d, true)),
+                    ("same_device_rule.buffer", l.same_device_rule(d, false)),
+                    (
+                        "same_device_rule.parameter_buffer",
+                        l.same_device_rule(d, true),
+                    ),
+                    ("unsharded_member_rule", l.unsharded_member_rule(d)),
+                ]);
+            }
+            out.extend(l.rules.shard.map(|r| ("shard_rule", r)));
+            out.extend(l.rules.statistics_nnz.map(|r| ("statistics_nnz_rule", r)));
+        }
+        TagAttrs::Scheme(a) => {
+            out.push(("storage_rule", a.storage_rule));
+            if let Some(d) = s.scheme_default() {
+                out.push(("data_alias_rule", a.data_alias_rule(d)));
+            }
+            out.extend(a.padded_extent_rule.map(|r| ("padded_extent_rule", r)));
+        }
+        TagAttrs::CompositionRule { combine_op_rule } => {
+            out.push(("combine_op_rule", *combine_op_rule));
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The kind of a fact's key: the key without the tag value, range, field or name it is about
+/// (`tag 6 byte_offset_rule` → `tag byte_offset_rule`, `enforces HDR-1` → `enforces`). A
+/// record that holds no fact of a kind was written before the kind existed
+/// ([`predates`]).
+pub fn key_kind(key: &str) -> String {
+    let words: Vec<&str> = key.split(' ').collect();
+    match words.as_slice() {
+        [first @ ("tag" | "range" | "field"), _, rest @ ..] => std::iter::once(*first)
+            .chain(rest.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" "),
+        [first @ ("binds" | "enforces"), ..] => first.to_string(),
+        _ => key.to_string(),
+    }
+}
+
+/// Whether `record` was written before facts of `key`'s kind were recorded: it holds none.
+/// Against such a record the fact is not compared, as no fact is against a record without
+/// the `[readers]` table.
+pub fn predates(record: &SReaders, key: &str) -> bool {
+    let kind = key_kind(key);
+    !record.fact.iter().any(|f| key_kind(&f.key) == kind)
 }
 
 /// The reader facts of `spec`; the span of each rule goes into `spans` (`key::rule`).
@@ -248,9 +350,16 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         c.rule(item.clone(), "reject.invalid", s.axis, s.reject.invalid);
         c.rule(item.clone(), "reject.unknown", s.axis, s.reject.unknown);
         c.rule(item.clone(), "reject.private", s.axis, s.reject.private);
+        for (key, rule) in default_rules(s) {
+            c.rule(item.clone(), &format!("default {key}"), s.axis, rule);
+        }
         for r in &s.ranges {
             if let Some(rule) = r.scalar_rule {
                 let k = format!("range {}..{} scalar_rule", r.from, r.to);
+                c.rule(item.clone(), &k, s.axis, rule);
+            }
+            if let Some(rule) = r.buffer_count_rule {
+                let k = format!("range {}..{} buffer_count_rule", r.from, r.to);
                 c.rule(item.clone(), &k, s.axis, rule);
             }
             if !r.memory_classes.is_empty() {
@@ -265,20 +374,9 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             }
         }
         for t in &s.tags {
-            match &t.attrs {
-                TagAttrs::Layout(l) => {
-                    let k = format!("tag {} rank_rule", t.value);
-                    c.rule(item.clone(), &k, s.axis, l.rank_rule);
-                    if let Some(r) = l.scalar_rule {
-                        let k = format!("tag {} scalar_rule", t.value);
-                        c.rule(item.clone(), &k, s.axis, r);
-                    }
-                }
-                TagAttrs::Scheme(a) => {
-                    let k = format!("tag {} storage_rule", t.value);
-                    c.rule(item.clone(), &k, s.axis, a.storage_rule);
-                }
-                _ => {}
+            for (key, rule) in tag_rules(s, t) {
+                let k = format!("tag {} {key}", t.value);
+                c.rule(item.clone(), &k, s.axis, rule);
             }
         }
     }

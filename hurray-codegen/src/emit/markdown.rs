@@ -225,6 +225,9 @@ fn tags(spec: &Spec) -> String {
             spec.rule(space.reject.unknown).id,
             spec.rule(space.reject.private).id
         ));
+        if let Some(default) = render::space_default_markdown(spec, space) {
+            page.paragraph(default);
+        }
         page.table(&["Range", "Kind", "Tier", "Note"]);
         for r in &space.ranges {
             let tier = match r.kind {

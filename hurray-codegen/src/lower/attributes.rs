@@ -22,12 +22,26 @@ fn keys(role: Option<Role>) -> &'static [&'static str] {
             "byte_offset",
             "rank_rule",
             "scalar_rule",
+            "byte_offset_rule",
+            "buffer_count_rule",
+            "same_device_rule",
+            "unsharded_member_rule",
+            "shard_rule",
+            "statistics_nnz_rule",
         ],
         Some(Role::Device) => &["memory_classes"],
-        Some(Role::Scheme) => &["flags", "storage", "storage_rule", "parameters"],
+        Some(Role::Scheme) => &[
+            "flags",
+            "storage",
+            "storage_rule",
+            "parameters",
+            "data_alias_rule",
+            "padded_extent_rule",
+        ],
         Some(Role::CombineOp) => &["legal_with"],
         Some(Role::BlockTableIndexType) => &["index_bytes"],
-        Some(Role::MemoryClass | Role::CompositionRule) | None => &[],
+        Some(Role::CompositionRule) => &["combine_op_rule"],
+        Some(Role::MemoryClass) | None => &[],
     }
 }
 
@@ -35,7 +49,22 @@ fn keys(role: Option<Role>) -> &'static [&'static str] {
 fn range_keys(role: Option<Role>) -> &'static [&'static str] {
     match role {
         Some(Role::Device) => &["memory_classes"],
-        Some(Role::Layout) => &["scalar_rule"],
+        Some(Role::Layout) => &["scalar_rule", "buffer_count_rule"],
+        _ => &[],
+    }
+}
+
+/// The keys of `[space.default]` each role's space takes: every one is required, and no
+/// other is allowed.
+fn default_keys(role: Option<Role>) -> &'static [&'static str] {
+    match role {
+        Some(Role::Layout) => &[
+            "byte_offset_rule",
+            "buffer_count_rule",
+            "same_device_rule",
+            "unsharded_member_rule",
+        ],
+        Some(Role::Scheme) => &["data_alias_rule"],
         _ => &[],
     }
 }
@@ -67,6 +96,15 @@ fn present(t: &raw::Tag) -> Vec<(&'static str, std::ops::Range<usize>)> {
         at("parameters", &t.parameters),
         at("legal_with", &t.legal_with),
         at("index_bytes", &t.index_bytes),
+        at("byte_offset_rule", &t.byte_offset_rule),
+        at("buffer_count_rule", &t.buffer_count_rule),
+        at("same_device_rule", &t.same_device_rule),
+        at("unsharded_member_rule", &t.unsharded_member_rule),
+        at("shard_rule", &t.shard_rule),
+        at("statistics_nnz_rule", &t.statistics_nnz_rule),
+        at("data_alias_rule", &t.data_alias_rule),
+        at("padded_extent_rule", &t.padded_extent_rule),
+        at("combine_op_rule", &t.combine_op_rule),
     ]
     .into_iter()
     .flatten()
@@ -81,6 +119,7 @@ fn strings(v: &S<Vec<S<String>>>) -> Vec<String> {
 pub(super) struct RangeAttributes {
     pub(super) memory_classes: Vec<String>,
     pub(super) scalar_rule: Option<RuleId>,
+    pub(super) buffer_count_rule: Option<RuleId>,
 }
 
 impl Lower<'_> {
@@ -171,7 +210,118 @@ impl Lower<'_> {
                     }
                 }
             }
-            Some(Role::MemoryClass | Role::CompositionRule) | None => Some(TagAttrs::None),
+            Some(Role::CompositionRule) => {
+                let r = self.required(&t.combine_op_rule, "combine_op_rule", space, t, at)?;
+                Some(TagAttrs::CompositionRule {
+                    combine_op_rule: self.rule_ref(file, r),
+                })
+            }
+            Some(Role::MemoryClass) | None => Some(TagAttrs::None),
+        }
+    }
+
+    /// `[space.default]` of `space`, by the space's role: every key the role takes, and no
+    /// other. `SpaceDefault::None` for a role without rule choices, or after reporting.
+    pub(super) fn space_default(
+        &mut self,
+        file: FileId,
+        space: &str,
+        role: Option<Role>,
+        d: Option<&S<raw::SpaceDefault>>,
+        at: Span,
+    ) -> SpaceDefault {
+        let allowed = default_keys(role);
+        let Some(d) = d else {
+            if !allowed.is_empty() {
+                self.err(
+                    &lints::TOML_SYNTAX,
+                    at,
+                    format!("`{space}` has no `[space.default]`"),
+                    format!(
+                        "add `[space.default]` with the generic rules of its values' rule choices: {}; spec/README.md describes them",
+                        allowed.join(", ")
+                    ),
+                );
+            }
+            return SpaceDefault::None;
+        };
+        let d0 = d.get_ref();
+        let written = [
+            d0.byte_offset_rule
+                .as_ref()
+                .map(|v| ("byte_offset_rule", v.span())),
+            d0.buffer_count_rule
+                .as_ref()
+                .map(|v| ("buffer_count_rule", v.span())),
+            d0.same_device_rule
+                .as_ref()
+                .map(|v| ("same_device_rule", v.span())),
+            d0.unsharded_member_rule
+                .as_ref()
+                .map(|v| ("unsharded_member_rule", v.span())),
+            d0.data_alias_rule
+                .as_ref()
+                .map(|v| ("data_alias_rule", v.span())),
+        ];
+        let mut sound = true;
+        for (key, range) in written.into_iter().flatten() {
+            if !allowed.contains(&key) {
+                sound = false;
+                self.not_an_attribute(Span::new(file, range), key, space, allowed, "defaults");
+            }
+        }
+        let at = span(file, d);
+        let mut need = |this: &mut Self, present: bool, key: &str| {
+            if !present {
+                sound = false;
+                this.err(
+                    &lints::TOML_SYNTAX,
+                    at,
+                    format!("`[space.default]` of `{space}` lacks `{key}`"),
+                    format!("add `{key}`; spec/README.md describes it"),
+                );
+            }
+        };
+        match role {
+            Some(Role::Layout) => {
+                need(self, d0.byte_offset_rule.is_some(), "byte_offset_rule");
+                need(self, d0.buffer_count_rule.is_some(), "buffer_count_rule");
+                need(self, d0.same_device_rule.is_some(), "same_device_rule");
+                need(
+                    self,
+                    d0.unsharded_member_rule.is_some(),
+                    "unsharded_member_rule",
+                );
+                let (Some(b), Some(c), Some(s), Some(m), true) = (
+                    &d0.byte_offset_rule,
+                    &d0.buffer_count_rule,
+                    &d0.same_device_rule,
+                    &d0.unsharded_member_rule,
+                    sound,
+                ) else {
+                    return SpaceDefault::None;
+                };
+                let (b, c, s) = (b.get_ref(), c.get_ref(), s.get_ref());
+                SpaceDefault::Layout(LayoutDefault {
+                    byte_offset_bounded: self.rule_ref(file, &b.bounded),
+                    byte_offset_zero: self.rule_ref(file, &b.zero),
+                    buffer_count_unquantized: self.rule_ref(file, &c.unquantized),
+                    buffer_count_quantized: self.rule_ref(file, &c.quantized),
+                    same_device_buffer: self.rule_ref(file, &s.buffer),
+                    same_device_parameter_buffer: self.rule_ref(file, &s.parameter_buffer),
+                    unsharded_member: self.rule_ref(file, m),
+                })
+            }
+            Some(Role::Scheme) => {
+                need(self, d0.data_alias_rule.is_some(), "data_alias_rule");
+                match (&d0.data_alias_rule, sound) {
+                    (Some(a), true) => SpaceDefault::Scheme(SchemeDefault {
+                        data_alias: self.rule_ref(file, a),
+                    }),
+                    _ => SpaceDefault::None,
+                }
+            }
+            _ => SpaceDefault::None,
         }
     }
 
@@ -181,23 +331,51 @@ impl Lower<'_> {
         file: FileId,
         space: &str,
         role: Option<Role>,
-        r: &raw::Range,
+        range_use: Option<RangeUse>,
+        r: &S<raw::Range>,
     ) -> RangeAttributes {
         let allowed = range_keys(role);
+        let r0 = r.get_ref();
         let written = [
-            r.memory_classes
+            r0.memory_classes
                 .as_ref()
                 .map(|v| ("memory_classes", v.span())),
-            r.scalar_rule.as_ref().map(|v| ("scalar_rule", v.span())),
+            r0.scalar_rule.as_ref().map(|v| ("scalar_rule", v.span())),
+            r0.buffer_count_rule
+                .as_ref()
+                .map(|v| ("buffer_count_rule", v.span())),
         ];
         for (key, range) in written.into_iter().flatten() {
             if !allowed.contains(&key) {
                 self.not_an_attribute(Span::new(file, range), key, space, allowed, "ranges");
             }
         }
+        // A private layout is checked for at least one buffer: its range names the rule.
+        let private = range_use == Some(RangeUse::Private);
+        if role == Some(Role::Layout) {
+            match (&r0.buffer_count_rule, private) {
+                (None, true) => self.err(
+                    &lints::TOML_SYNTAX,
+                    span(file, r),
+                    format!("the private range of `{space}` lacks `buffer_count_rule`"),
+                    "add `buffer_count_rule = \"<id>\"`: the rule a private layout without a buffer breaks (BUF-2)",
+                ),
+                (Some(b), false) => self.err(
+                    &lints::BAD_VALUE,
+                    span(file, b),
+                    "only a private range names the rule its layouts' buffer count breaks",
+                    "remove `buffer_count_rule`, or make the range private",
+                ),
+                _ => {}
+            }
+        }
         RangeAttributes {
-            memory_classes: r.memory_classes.as_ref().map(strings).unwrap_or_default(),
-            scalar_rule: r.scalar_rule.as_ref().map(|s| self.rule_ref(file, s)),
+            memory_classes: r0.memory_classes.as_ref().map(strings).unwrap_or_default(),
+            scalar_rule: r0.scalar_rule.as_ref().map(|s| self.rule_ref(file, s)),
+            buffer_count_rule: r0
+                .buffer_count_rule
+                .as_ref()
+                .map(|s| self.rule_ref(file, s)),
         }
     }
 
@@ -298,6 +476,15 @@ impl Lower<'_> {
             .required(&t.rank_rule, "rank_rule", space, t, at)
             .map(|r| self.rule_ref(file, r));
         let scalar_rule = t.scalar_rule.as_ref().map(|r| self.rule_ref(file, r));
+        let mut own = |r: &Option<S<String>>| r.as_ref().map(|r| self.rule_ref(file, r));
+        let rules = LayoutRules {
+            byte_offset: own(&t.byte_offset_rule),
+            buffer_count: own(&t.buffer_count_rule),
+            same_device: own(&t.same_device_rule),
+            unsharded_member: own(&t.unsharded_member_rule),
+            shard: own(&t.shard_rule),
+            statistics_nnz: own(&t.statistics_nnz_rule),
+        };
         let (rank_min, rank_max) = ranks?;
         match (rank_min, &t.scalar_rule) {
             (0, Some(r)) => self.err(
@@ -328,6 +515,7 @@ impl Lower<'_> {
             byte_offset: byte_offset?,
             rank_rule: rank_rule?,
             scalar_rule,
+            rules,
         })
     }
 
@@ -351,6 +539,11 @@ impl Lower<'_> {
         let storage_rule = self
             .required(&t.storage_rule, "storage_rule", space, t, at)
             .map(|r| self.rule_ref(file, r));
+        let data_alias_rule = t.data_alias_rule.as_ref().map(|r| self.rule_ref(file, r));
+        let padded_extent_rule = t
+            .padded_extent_rule
+            .as_ref()
+            .map(|r| self.rule_ref(file, r));
         let mut parameters = Some(Vec::new());
         for p in t.parameters.iter().flat_map(|ps| ps.get_ref()) {
             let parameter = self.scheme_parameter(structure, flags, at, p.get_ref());
@@ -364,6 +557,8 @@ impl Lower<'_> {
             storage: storage?,
             storage_rule: storage_rule?,
             parameters: parameters?,
+            data_alias_rule,
+            padded_extent_rule,
         })
     }
 

@@ -38,6 +38,13 @@ impl Lower<'_> {
                 },
             };
             let space_name = sp0.name.get_ref().clone();
+            let default = self.space_default(
+                file,
+                &space_name,
+                role,
+                sp0.default.as_ref(),
+                span(file, &t.space),
+            );
             let mut tags = Vec::new();
             for tg in &t.tag {
                 if let Some(tag) = self.tag(file, &space_name, role, axis, initial, tg) {
@@ -53,6 +60,7 @@ impl Lower<'_> {
                 ranges,
                 tags,
                 reject,
+                default,
                 resolutions,
                 dispatch: None,
                 span: span(file, &t.space),
@@ -93,7 +101,7 @@ impl Lower<'_> {
                 "ranges go from a low value to a higher one inside the width",
             );
         }
-        let attributes = self.range_attributes(file, space.name.get_ref(), role, r0);
+        let attributes = self.range_attributes(file, space.name.get_ref(), role, range_use, r);
         let tier = r0.tier.as_ref().map(|t| *t.get_ref() as u8);
         Some(Range {
             from: from.clamp(0, u32::MAX as i64) as u32,
@@ -102,6 +110,7 @@ impl Lower<'_> {
             structure,
             memory_classes: attributes.memory_classes,
             scalar_rule: attributes.scalar_rule,
+            buffer_count_rule: attributes.buffer_count_rule,
             note: r0
                 .note
                 .as_ref()

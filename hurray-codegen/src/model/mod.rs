@@ -318,6 +318,8 @@ pub struct Range {
     pub memory_classes: Vec<String>,
     /// (layout) the rule rank 0 breaks under a private layout of this range.
     pub scalar_rule: Option<RuleId>,
+    /// (layout) the rule a private layout of this range breaks with no buffer.
+    pub buffer_count_rule: Option<RuleId>,
     pub note: String,
     pub span: Span,
 }
@@ -339,6 +341,8 @@ pub struct TagSpace {
     pub ranges: Vec<Range>,
     pub tags: Vec<Tag>,
     pub reject: RejectRules,
+    /// The generic rules of the role's rule choices (`[space.default]`).
+    pub default: SpaceDefault,
     pub resolutions: Vec<ResolutionId>,
     /// For a space some field dispatches on: what its values select (the analysis pass).
     pub dispatch: Option<shape::DispatchShape>,
@@ -356,6 +360,20 @@ impl TagSpace {
         self.ranges
             .iter()
             .find(|r| r.from <= value && value <= r.to)
+    }
+    /// The generic rules of a layout space's rule choices.
+    pub fn layout_default(&self) -> Option<&LayoutDefault> {
+        match &self.default {
+            SpaceDefault::Layout(d) => Some(d),
+            _ => None,
+        }
+    }
+    /// The generic rules of a scheme space's rule choices.
+    pub fn scheme_default(&self) -> Option<&SchemeDefault> {
+        match &self.default {
+            SpaceDefault::Scheme(d) => Some(d),
+            _ => None,
+        }
     }
     /// Does any value of this space select a structure?
     pub fn dispatches(&self) -> bool {
@@ -387,16 +405,62 @@ pub struct Tag {
     pub name_span: Span,
 }
 
-/// Space-specific attributes of a tag; part of its S2 identity.
+/// Space-specific attributes of a tag; part of its S2 identity, except the rules a tag names
+/// (which rule a rejection reports: reader facts of the release records).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TagAttrs {
     None,
     ElementType(ElementTypeAttrs),
     Layout(LayoutAttrs),
-    Device { memory_classes: Vec<String> },
+    Device {
+        memory_classes: Vec<String>,
+    },
     Scheme(SchemeAttrs),
-    CombineOp { legal_with: Vec<String> },
-    IndexType { bytes: u8 },
+    CombineOp {
+        legal_with: Vec<String>,
+    },
+    IndexType {
+        bytes: u8,
+    },
+    /// The rule a head's `combine_op` not legal with the composition rule breaks.
+    CompositionRule {
+        combine_op_rule: RuleId,
+    },
+}
+
+/// The generic rules of a space's rule choices, by its role (`[space.default]`): what a value
+/// that names no rule of its own for a choice reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SpaceDefault {
+    None,
+    Layout(LayoutDefault),
+    Scheme(SchemeDefault),
+}
+
+/// The generic rules of the layout role's rule choices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayoutDefault {
+    /// `byte_offset_rule.bounded`: a `byte_offset` past buffer 0's size.
+    pub byte_offset_bounded: RuleId,
+    /// `byte_offset_rule.zero`: a non-zero `byte_offset`.
+    pub byte_offset_zero: RuleId,
+    /// `buffer_count_rule.unquantized`.
+    pub buffer_count_unquantized: RuleId,
+    /// `buffer_count_rule.quantized`.
+    pub buffer_count_quantized: RuleId,
+    /// `same_device_rule.buffer`: a buffer other than a parameter buffer.
+    pub same_device_buffer: RuleId,
+    /// `same_device_rule.parameter_buffer`: a quantization parameter buffer.
+    pub same_device_parameter_buffer: RuleId,
+    /// `unsharded_member_rule`.
+    pub unsharded_member: RuleId,
+}
+
+/// The generic rules of the scheme role's rule choices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SchemeDefault {
+    /// `data_alias_rule`.
+    pub data_alias: RuleId,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -441,6 +505,59 @@ pub struct LayoutAttrs {
     pub rank_rule: RuleId,
     /// The rule rank 0 (a scalar) breaks, for a layout whose ranks start above 0.
     pub scalar_rule: Option<RuleId>,
+    /// The rules the layout names for its rule choices instead of the space's defaults, and
+    /// the rules of its own restrictions.
+    pub rules: LayoutRules,
+}
+
+/// The rules a layout names itself (`tags/layout.toml`): for a rule choice, `None` takes the
+/// space's default ([`LayoutDefault`]); for a restriction, `None` is no restriction.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LayoutRules {
+    /// `byte_offset_rule`: a `byte_offset` outside its bound.
+    pub byte_offset: Option<RuleId>,
+    /// `buffer_count_rule`: a `buffer_count` other than the layout's, quantized or not.
+    pub buffer_count: Option<RuleId>,
+    /// `same_device_rule`: buffers that differ in device or memory class.
+    pub same_device: Option<RuleId>,
+    /// `unsharded_member_rule`: a partition or overlay member without a shard section.
+    pub unsharded_member: Option<RuleId>,
+    /// `shard_rule`: the layout forbids a shard section.
+    pub shard: Option<RuleId>,
+    /// `statistics_nnz_rule`: the layout counts its stored values, which the statistics' nnz
+    /// must equal.
+    pub statistics_nnz: Option<RuleId>,
+}
+
+impl LayoutAttrs {
+    /// The rule a `byte_offset` outside its bound breaks: the layout's, else the default for
+    /// what bounds it.
+    pub fn byte_offset_rule(&self, d: &LayoutDefault) -> RuleId {
+        self.rules.byte_offset.unwrap_or(match self.byte_offset {
+            ByteOffsetRule::Bounded => d.byte_offset_bounded,
+            ByteOffsetRule::Zero => d.byte_offset_zero,
+        })
+    }
+    /// The rule a wrong `buffer_count` breaks: the layout's, else the default.
+    pub fn buffer_count_rule(&self, d: &LayoutDefault, quantized: bool) -> RuleId {
+        self.rules.buffer_count.unwrap_or(if quantized {
+            d.buffer_count_quantized
+        } else {
+            d.buffer_count_unquantized
+        })
+    }
+    /// The rule buffers on different devices break: the layout's, else the default.
+    pub fn same_device_rule(&self, d: &LayoutDefault, parameter_buffer: bool) -> RuleId {
+        self.rules.same_device.unwrap_or(if parameter_buffer {
+            d.same_device_parameter_buffer
+        } else {
+            d.same_device_buffer
+        })
+    }
+    /// The rule a member without a shard section breaks: the layout's, else the default.
+    pub fn unsharded_member_rule(&self, d: &LayoutDefault) -> RuleId {
+        self.rules.unsharded_member.unwrap_or(d.unsharded_member)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -450,6 +567,19 @@ pub struct SchemeAttrs {
     /// The rule a payload breaks when its type tag is not in `storage`.
     pub storage_rule: RuleId,
     pub parameters: Vec<SchemeParameter>,
+    /// The rule a parameter buffer index naming the data buffer breaks, instead of the
+    /// space's default.
+    pub data_alias_rule: Option<RuleId>,
+    /// The rule a dense data buffer holding the elements but not their padded extent breaks
+    /// (RES-38); `None` for a scheme that pads nothing.
+    pub padded_extent_rule: Option<RuleId>,
+}
+
+impl SchemeAttrs {
+    /// The rule a parameter buffer aliasing the data breaks: the scheme's, else the default.
+    pub fn data_alias_rule(&self, d: &SchemeDefault) -> RuleId {
+        self.data_alias_rule.unwrap_or(d.data_alias)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

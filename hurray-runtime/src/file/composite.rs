@@ -11,7 +11,7 @@ use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::generated::flags::DescriptorFlags;
 use crate::generated::rules::Rule;
-use crate::generated::tags::{CompositionRule, ElementType, MemberRole};
+use crate::generated::tags::{CompositionRule, ElementType, Layout, MemberRole};
 use crate::semantic::size::Integer;
 use crate::semantic::size::Size;
 use crate::structures::{DescriptorView, LayoutVariantView};
@@ -184,10 +184,15 @@ fn member(
         CompositionRule::Partition | CompositionRule::Overlay => {
             match v.shard() {
                 None => {
-                    let r = if matches!(v.layout_fields(), LayoutVariantView::Composite(_)) {
-                        Rule::Ch12
-                    } else {
-                        Rule::Cv1
+                    // The member's layout's `unsharded_member_rule` (CH-12 for a nested
+                    // head), else the space's default (CV-1).
+                    let r = match Layout::classify(v.fixed_header().layout_tag().raw()) {
+                        TagClass::Known(l) => l.unsharded_member_rule(),
+                        // An agreed private layout (no other reaches a member).
+                        TagClass::Private
+                        | TagClass::UnallocatedPublic { .. }
+                        | TagClass::Reserved
+                        | TagClass::Invalid => Layout::DEFAULT_UNSHARDED_MEMBER_RULE,
                     };
                     ctx.violation(
                         r,

@@ -1,7 +1,10 @@
 //! The semantic layer: the descriptor rules of descriptor.md, layouts.md and quantization.md
 //! that the spec tables cannot state, applied to a structurally parsed [`DescriptorView`].
 //! Each check names the rule ids it enforces; the rule's action (from `spec/rules`) decides
-//! between rejection and a permissive acceptance.
+//! between rejection and a permissive acceptance. Where the rule a check reports depends on a
+//! tag (a layout's `byte_offset_rule`, a scheme's `data_alias_rule`, …), it is the tag's table
+//! data, read through the generated accessors, and the generic rule is the space's
+//! `[space.default]`: no fallback arm here picks a rule (`tests/it/architecture.rs`).
 
 pub mod address;
 pub mod data;
@@ -293,24 +296,18 @@ fn header(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     Ok(())
 }
 
-/// OFS-1, OFS-2 and their per-layout restatements (RM-2, CO-3, CR-3, CC-3, CF-3, BP-3, CH-2).
+/// OFS-1, OFS-2 and their per-layout restatements (RM-2, CO-3, CR-3, CC-3, CF-3, BP-3, CH-2):
+/// the layout's `byte_offset_rule`, else the space's default for what bounds it
+/// (tags/layout.toml).
 fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let off = f.v.byte_offset().wide();
     let at = f.v.byte_offset_at();
     let LayoutKind::Known(l) = f.layout else {
         return Ok(());
     };
+    let rule = l.byte_offset_rule();
     if l.byte_offset_zero() {
         if off != 0 {
-            let rule = match l {
-                Layout::Coo => Rule::Co3,
-                Layout::Csr => Rule::Cr3,
-                Layout::Csc => Rule::Cc3,
-                Layout::Csf => Rule::Cf3,
-                Layout::BlockPaged => Rule::Bp3,
-                Layout::Composite => Rule::Ch2,
-                _ => Rule::Ofs2,
-            };
             ctx.violation(
                 rule,
                 at,
@@ -320,11 +317,6 @@ fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     } else if let Some(b0) = f.buffer(0)
         && (off < 0 || off > b0.byte_size().wide())
     {
-        let rule = if matches!(l, Layout::RowMajor | Layout::ColumnMajor) {
-            Rule::Rm2
-        } else {
-            Rule::Ofs1
-        };
         let detail = if off < 0 {
             format!("byte_offset {off} is negative: before buffer 0")
         } else {
@@ -340,7 +332,9 @@ fn byte_offset(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
 
 /// BUF-1…BUF-6 and the per-layout counts (RM-1, CO-2, CR-2, CC-2, CF-2, BP-2, CH-1), with
 /// RES-33 (parameter buffers follow every layout's own) and RES-37 (a shared entry counts
-/// once). Also P1, P2 (BUF-8, PC-3), and the BP-13 scheme restriction.
+/// once). Also P1, P2 (BUF-8, PC-3). The rules are the tables': the layout's
+/// `buffer_count_rule` (else the space's default for a descriptor quantized or not), the
+/// private range's, and the scheme's `data_alias_rule` (else the space's default).
 fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let count = f.buffers.len() as u64;
     let at = f.buffer_count_at();
@@ -351,53 +345,39 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let quantized = f.flags.has(DescriptorFlags::HAS_QUANTIZATION);
     let opaque_quant = quantized && f.scheme.is_none();
     let expected = layout_buffers + distinct.len() as u64;
-    let rule = match f.layout {
-        LayoutKind::Known(Layout::RowMajor | Layout::ColumnMajor) => Rule::Rm1,
-        LayoutKind::Known(Layout::Coo) => Rule::Co2,
-        LayoutKind::Known(Layout::Csr) => Rule::Cr2,
-        LayoutKind::Known(Layout::Csc) => Rule::Cc2,
-        LayoutKind::Known(Layout::Csf) => Rule::Cf2,
-        LayoutKind::Known(Layout::BlockPaged) => Rule::Bp2,
-        LayoutKind::Known(Layout::Composite) => Rule::Ch1,
-        LayoutKind::Known(_) if quantized => Rule::Buf4,
-        LayoutKind::Known(_) => Rule::Buf3,
-        LayoutKind::Private(_) => Rule::Buf2,
-    };
     match f.layout {
         LayoutKind::Private(_) => {
-            if count < 1 {
-                ctx.violation(
-                    Rule::Buf2,
-                    at,
-                    "an extension layout has at least one buffer",
-                )?;
+            if count < 1
+                && let Some(rule) = Layout::PRIVATE_BUFFER_COUNT_RULE
+            {
+                ctx.violation(rule, at, "an extension layout has at least one buffer")?;
             }
         }
         // A scheme this reader does not know (permissive): its parameter buffers are unknown.
-        _ if opaque_quant => {
+        LayoutKind::Known(l) if opaque_quant => {
             if count < layout_buffers {
                 ctx.violation(
-                    rule,
+                    l.buffer_count_rule(quantized),
                     at,
                     format!("buffer_count {count} is below the layout's {layout_buffers} buffers"),
                 )?;
             }
         }
-        _ => {
+        LayoutKind::Known(l) => {
             if count != expected {
-                ctx.violation(rule, at, format!("buffer_count is {count}; the layout needs {layout_buffers} buffer(s) plus {} parameter buffer(s)", distinct.len()))?;
+                ctx.violation(l.buffer_count_rule(quantized), at, format!("buffer_count is {count}; the layout needs {layout_buffers} buffer(s) plus {} parameter buffer(s)", distinct.len()))?;
             }
         }
     }
     // P1, P2: parameter buffers follow the layout buffers and never alias the data buffer.
+    // Parameter buffers are read from a known scheme's payload only.
+    let Some(scheme) = f.scheme else {
+        return Ok(());
+    };
     for p in &f.params {
         if p.index == 0 {
-            let rule = match f.scheme {
-                Some(Scheme::PerChannelAffine) => Rule::Pc3,
-                _ => Rule::Buf8,
-            };
             ctx.violation(
-                rule,
+                scheme.data_alias_rule(),
                 p.at,
                 format!("{} buffer index 0 is the data buffer", p.name),
             )?;
@@ -415,7 +395,8 @@ fn buffer_count(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     Ok(())
 }
 
-/// BH-9, BH-10, BH-12, BH-13 (and BH-15 through the pair table), BH-14/BP-12/CF-14/P4.
+/// BH-9, BH-10, BH-12, BH-13 (and BH-15 through the pair table), BH-14/BP-12/CF-14/P4: the
+/// layout's `same_device_rule`, else the space's default for a parameter buffer or another.
 fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     let mut first: Option<BufferHandleView<'_>> = None;
     for (i, b) in f.buffers.iter().enumerate() {
@@ -465,12 +446,13 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             None => first = Some(b),
             Some(a) => {
                 if a.device_tag().raw() != dev || a.memory_class().raw() != mem {
+                    // A quantization parameter buffer away from the data (RES-41).
+                    let parameter_buffer = f.params.iter().any(|p| p.index == i as u64);
                     let rule = match f.layout {
-                        LayoutKind::Known(Layout::BlockPaged) => Rule::Bp12,
-                        LayoutKind::Known(Layout::Csf) => Rule::Cf14,
-                        // A quantization parameter buffer away from the data (RES-41).
-                        _ if f.params.iter().any(|p| p.index == i as u64) => Rule::P4,
-                        _ => Rule::Bh14,
+                        LayoutKind::Known(l) => l.same_device_rule(parameter_buffer),
+                        LayoutKind::Private(_) => {
+                            Layout::default_same_device_rule(parameter_buffer)
+                        }
                     };
                     ctx.violation(rule, b.device_tag_at(), format!("buffers differ in device ({:#04x} vs {dev:#04x}) or memory class ({:#04x} vs {mem:#04x})", a.device_tag().raw(), a.memory_class().raw()))?;
                 }
@@ -522,15 +504,19 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             if let (Some(n), Some(e)) = (dense_count, f.elem) {
                 let off = f.v.byte_offset();
                 // A buffer that holds the elements but not the padded extent breaks the
-                // block scheme's own rule (PB-12, NF-9, RES-38).
+                // block scheme's own rule (its `padded_extent_rule`: PB-12, NF-9, RES-38);
+                // one that does not hold the elements, RM-3.
                 let holds_elements = f.count.is_some_and(|c| {
                     f.buffer(0)
                         .is_some_and(|b| e.bytes(c).plus(off).fits(b.byte_size(), false))
                 });
-                let rule = match f.scheme {
-                    Some(Scheme::PerBlockAffine) if holds_elements => Rule::Pb12,
-                    Some(Scheme::Nf4) if holds_elements => Rule::Nf9,
-                    _ => Rule::Rm3,
+                let padded = f.scheme.and_then(Scheme::padded_extent_rule);
+                let rule = if let Some(rule) = padded
+                    && holds_elements
+                {
+                    rule
+                } else {
+                    Rule::Rm3
                 };
                 need(f, ctx, rule, 0, e.bytes(n).plus(off), false, "data")?;
             }
@@ -639,16 +625,17 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             let mut seen = vec![false; f.shape.len()];
             for (l, m) in c.mode_order().iter().enumerate() {
                 let slot = usize::try_from(m).ok().and_then(|m| seen.get_mut(m));
-                match slot {
-                    Some(s) if !*s => *s = true,
-                    _ => {
-                        ctx.violation(
-                            Rule::Cf5,
-                            c.mode_order_at() + 4 * l as u64,
-                            format!("mode_order[{l}] = {m} repeats or is ≥ rank"),
-                        )?;
-                        break;
-                    }
+                if let Some(s) = slot
+                    && !*s
+                {
+                    *s = true;
+                } else {
+                    ctx.violation(
+                        Rule::Cf5,
+                        c.mode_order_at() + 4 * l as u64,
+                        format!("mode_order[{l}] = {m} repeats or is ≥ rank"),
+                    )?;
+                    break;
                 }
             }
             if let Some(e) = f.elem {
@@ -727,13 +714,8 @@ fn layout_rules(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 CombineOp::classify(c.combine_op().raw()),
             ) {
                 if !op.legal_with().contains(&rule.name()) {
-                    let r = if rule == CompositionRule::Overlay {
-                        Rule::Ch6
-                    } else {
-                        Rule::Ch5
-                    };
                     ctx.violation(
-                        r,
+                        rule.combine_op_rule(),
                         c.combine_op_at(),
                         format!("combine_op {} is not legal with {}", op.name(), rule.name()),
                     )?;
@@ -1190,21 +1172,22 @@ fn param_sizes(
     Ok(())
 }
 
-/// SHD-2, CF-13, BP-11, EXT-3/4/10, and the statistics nnz rules CO-9, CR-9, CC-9, CF-15.
+/// SHD-2, the layouts that forbid a shard section (their `shard_rule`: CF-13, BP-11),
+/// EXT-3/4/10, and the statistics nnz rules (the layout's `statistics_nnz_rule`: CO-9, CR-9,
+/// CC-9, CF-15).
 fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
     if let Some(sh) = f.v.shard() {
-        match f.layout {
-            LayoutKind::Known(Layout::Csf) => ctx.violation(
-                Rule::Cf13,
+        if let LayoutKind::Known(l) = f.layout
+            && let Some(rule) = l.shard_rule()
+        {
+            // The layout as its title names it, before any parenthesis ("CSF (compressed
+            // sparse fiber)" → "CSF").
+            let named = l.title().split(" (").next().unwrap_or(l.name());
+            ctx.violation(
+                rule,
                 sh.offset(),
-                "a CSF descriptor carries a shard section",
-            )?,
-            LayoutKind::Known(Layout::BlockPaged) => ctx.violation(
-                Rule::Bp11,
-                sh.offset(),
-                "a block-paged descriptor carries a shard section",
-            )?,
-            _ => {}
+                format!("a {named} descriptor carries a shard section"),
+            )?;
         }
         for (k, (parent, off)) in sh
             .parent_shape()
@@ -1247,15 +1230,19 @@ fn sections(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
         }
     }
     if let Some(st) = f.v.statistics() {
-        if st.computed_mask().has(ComputedMask::NNZ_VALID) {
+        if st.computed_mask().has(ComputedMask::NNZ_VALID)
+            && let LayoutKind::Known(l) = f.layout
+            && let Some(rule) = l.statistics_nnz_rule()
+        {
+            // The nnz of the layouts that count their stored values.
             let layout_nnz = match f.v.layout_fields() {
-                LayoutVariantView::Coo(c) => Some((c.nnz(), Rule::Co9)),
-                LayoutVariantView::Csr(c) => Some((c.nnz(), Rule::Cr9)),
-                LayoutVariantView::Csc(c) => Some((c.nnz(), Rule::Cc9)),
-                LayoutVariantView::Csf(c) => Some((c.nnz(), Rule::Cf15)),
+                LayoutVariantView::Coo(c) => Some(c.nnz()),
+                LayoutVariantView::Csr(c) => Some(c.nnz()),
+                LayoutVariantView::Csc(c) => Some(c.nnz()),
+                LayoutVariantView::Csf(c) => Some(c.nnz()),
                 _ => None,
             };
-            if let Some((n, rule)) = layout_nnz
+            if let Some(n) = layout_nnz
                 && st.nnz() != n
             {
                 ctx.violation(

@@ -523,6 +523,66 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                     .filter(|r| r.kind == RangeKind::Private)
                     .find_map(|r| r.scalar_rule),
             );
+            let private_buffer_count = optional_rule(
+                spec,
+                tag_space
+                    .ranges
+                    .iter()
+                    .filter(|r| r.kind == RangeKind::Private)
+                    .find_map(|r| r.buffer_count_rule),
+            );
+            let Some(d) = tag_space.layout_default() else {
+                return quote!();
+            };
+            let rule = |r: RuleId| rule_path(spec, r);
+            let (bounded_default, zero_default) =
+                (rule(d.byte_offset_bounded), rule(d.byte_offset_zero));
+            let (unquantized, quantized) = (
+                rule(d.buffer_count_unquantized),
+                rule(d.buffer_count_quantized),
+            );
+            let (buffer, parameter_buffer) = (
+                rule(d.same_device_buffer),
+                rule(d.same_device_parameter_buffer),
+            );
+            let unsharded = rule(d.unsharded_member);
+            // A layout's own rule, else the space's default (`[space.default]`).
+            let byte_offset_rules: Vec<_> =
+                attrs.iter().map(|a| rule(a.byte_offset_rule(d))).collect();
+            let own_or = |own: Option<RuleId>, default: TokenStream| match own {
+                Some(r) => rule(r),
+                None => default,
+            };
+            let buffer_count_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    own_or(
+                        a.rules.buffer_count,
+                        quote!(Self::default_buffer_count_rule(quantized)),
+                    )
+                })
+                .collect();
+            let same_device_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| {
+                    own_or(
+                        a.rules.same_device,
+                        quote!(Self::default_same_device_rule(parameter_buffer)),
+                    )
+                })
+                .collect();
+            let unsharded_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| rule(a.unsharded_member_rule(d)))
+                .collect();
+            let shard_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| optional_rule(spec, a.rules.shard))
+                .collect();
+            let nnz_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| optional_rule(spec, a.rules.statistics_nnz))
+                .collect();
             quote! {
                 /// The layout's class.
                 pub fn class(self) -> LayoutClass { match self { #(#ty::#vs => #classes,)* } }
@@ -538,6 +598,30 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn layout_buffers(self, rank: u64) -> u64 { match self { #(#ty::#vs => #ba * rank + #bb,)* } }
                 /// Whether `byte_offset` must be zero (OFS-2) rather than bounded by buffer 0 (OFS-1).
                 pub fn byte_offset_zero(self) -> bool { match self { #(#ty::#vs => #zero,)* } }
+                /// The rule a `byte_offset` outside the layout's bound breaks (`byte_offset_rule`: the layout's own, else the space's default for what bounds it).
+                pub fn byte_offset_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #byte_offset_rules,)* } }
+                /// The space's default rule of a `byte_offset` outside its bound, for a layout whose `byte_offset` must be zero or is bounded by buffer 0.
+                pub fn default_byte_offset_rule(zero: bool) -> crate::generated::rules::Rule { if zero { #zero_default } else { #bounded_default } }
+                /// The rule a `buffer_count` other than the layout's breaks (`buffer_count_rule`: the layout's own, else the space's default for a descriptor `quantized` or not).
+                #[allow(unused_variables)]
+                pub fn buffer_count_rule(self, quantized: bool) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #buffer_count_rules,)* } }
+                /// The space's default rule of a wrong `buffer_count`, for a descriptor `quantized` or not.
+                pub fn default_buffer_count_rule(quantized: bool) -> crate::generated::rules::Rule { if quantized { #quantized } else { #unquantized } }
+                /// The rule an implementation-private layout without a buffer breaks (its range's `buffer_count_rule`).
+                pub const PRIVATE_BUFFER_COUNT_RULE: Option<crate::generated::rules::Rule> = #private_buffer_count;
+                /// The rule a buffer on another device or memory class than buffer 0 breaks (`same_device_rule`: the layout's own, else the space's default for a `parameter_buffer` or another buffer).
+                #[allow(unused_variables)]
+                pub fn same_device_rule(self, parameter_buffer: bool) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #same_device_rules,)* } }
+                /// The space's default rule of a buffer on another device or memory class than buffer 0, for a quantization `parameter_buffer` or another buffer.
+                pub fn default_same_device_rule(parameter_buffer: bool) -> crate::generated::rules::Rule { if parameter_buffer { #parameter_buffer } else { #buffer } }
+                /// The rule a partition or overlay member with this layout and no shard section breaks (`unsharded_member_rule`: the layout's own, else the space's default).
+                pub fn unsharded_member_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #unsharded_rules,)* } }
+                /// The space's default rule of a partition or overlay member without a shard section.
+                pub const DEFAULT_UNSHARDED_MEMBER_RULE: crate::generated::rules::Rule = #unsharded;
+                /// The rule a shard section breaks; `None` for a layout that allows one (`shard_rule`).
+                pub fn shard_rule(self) -> Option<crate::generated::rules::Rule> { match self { #(#ty::#vs => #shard_rules,)* } }
+                /// The rule a statistics nnz other than the layout's breaks; `None` for a layout that counts no stored values (`statistics_nnz_rule`).
+                pub fn statistics_nnz_rule(self) -> Option<crate::generated::rules::Rule> { match self { #(#ty::#vs => #nnz_rules,)* } }
             }
         }
         Some(Role::Device) => {
@@ -588,6 +672,18 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .iter()
                 .map(|a| spec.flag_set(a.flags).name.as_str())
                 .collect();
+            let Some(d) = tag_space.scheme_default() else {
+                return quote!();
+            };
+            let alias_default = rule_path(spec, d.data_alias);
+            let alias_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| rule_path(spec, a.data_alias_rule(d)))
+                .collect();
+            let padded_rules: Vec<_> = attrs
+                .iter()
+                .map(|a| optional_rule(spec, a.padded_extent_rule))
+                .collect();
             quote! {
                 /// Element types the scheme may quantize.
                 pub fn storage(self) -> &'static [super::tags::#element_type] { match self { #(#ty::#vs => #storage,)* } }
@@ -595,6 +691,12 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn storage_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #storage_rules,)* } }
                 /// The scheme's flag set.
                 pub fn flag_set(self) -> &'static str { match self { #(#ty::#vs => #flags,)* } }
+                /// The rule a parameter buffer index naming the data buffer breaks (`data_alias_rule`: the scheme's own, else the space's default).
+                pub fn data_alias_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #alias_rules,)* } }
+                /// The space's default rule of a parameter buffer index naming the data buffer.
+                pub const DEFAULT_DATA_ALIAS_RULE: crate::generated::rules::Rule = #alias_default;
+                /// The rule a dense data buffer holding the elements but not their padded extent breaks (RES-38); `None` for a scheme that pads nothing (`padded_extent_rule`).
+                pub fn padded_extent_rule(self) -> Option<crate::generated::rules::Rule> { match self { #(#ty::#vs => #padded_rules,)* } }
             }
         }
         Some(Role::CombineOp) => {
@@ -626,7 +728,21 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn index_bytes(self) -> u64 { match self { #(#ty::#vs => #bytes,)* } }
             }
         }
-        Some(Role::MemoryClass | Role::CompositionRule) | None => quote!(),
+        Some(Role::CompositionRule) => {
+            let Some(rules) = attributes(tag_space, |a| match a {
+                TagAttrs::CompositionRule { combine_op_rule } => {
+                    Some(rule_path(spec, *combine_op_rule))
+                }
+                _ => None,
+            }) else {
+                return quote!();
+            };
+            quote! {
+                /// The rule a head breaks whose `combine_op` is not legal with the composition rule (`combine_op_rule`).
+                pub fn combine_op_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #rules,)* } }
+            }
+        }
+        Some(Role::MemoryClass) | None => quote!(),
     }
 }
 
