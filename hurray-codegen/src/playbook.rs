@@ -257,7 +257,33 @@ pub fn corpus(fixture_dir: &Path) -> Result<Vec<CorpusEdit>, String> {
 /// `spec` of the repository at `repo`. `scratch` is a directory the fixtures' overlays are
 /// materialized in.
 pub fn render(repo: &Path, spec: &Path, page: &str, scratch: &Path) -> Result<String, String> {
+    let (text, kept) = render_page(repo, spec, page, scratch, false)?;
+    debug_assert!(kept.is_empty(), "a strict rendering keeps nothing");
+    Ok(text)
+}
+
+/// [`render`], except that a scenario whose edit no longer applies to `spec` (the spec already
+/// holds it: after scenario 4's major, `byte_offset` is no longer `u64` to be found) keeps its
+/// rendering as the page has it; the second value names each such scenario and why. For
+/// `hurray-spec refresh` on a tree a scenario has been played on.
+pub fn render_keeping(
+    repo: &Path,
+    spec: &Path,
+    page: &str,
+    scratch: &Path,
+) -> Result<(String, Vec<String>), String> {
+    render_page(repo, spec, page, scratch, true)
+}
+
+fn render_page(
+    repo: &Path,
+    spec: &Path,
+    page: &str,
+    scratch: &Path,
+    keep: bool,
+) -> Result<(String, Vec<String>), String> {
     let mut out = String::with_capacity(page.len());
+    let mut kept = Vec::new();
     let mut lines = page.split_inclusive('\n');
     while let Some(line) = lines.next() {
         out.push_str(line);
@@ -265,22 +291,33 @@ pub fn render(repo: &Path, spec: &Path, page: &str, scratch: &Path) -> Result<St
             continue;
         };
         let mut closed = false;
+        let mut region = String::new();
         for skipped in lines.by_ref() {
             if skipped.trim() == END {
                 closed = true;
                 break;
             }
+            region.push_str(skipped);
         }
         if !closed {
             return Err(format!("`{GENERATED}{name}{MARKER_END}` has no `{END}`"));
         }
-        out.push('\n');
-        out.push_str(&rendered(repo, spec, name, scratch)?);
-        out.push('\n');
+        let dir = fixture_dir(repo, name);
+        match overlay::materialize(spec, &dir.join("edit.toml"), &scratch.join(name)) {
+            Err(e) if keep => {
+                kept.push(format!("scenario `{name}`: its edit does not apply to this spec ({e}); its rendering is kept"));
+                out.push_str(&region);
+            }
+            _ => {
+                out.push('\n');
+                out.push_str(&rendered(repo, spec, name, scratch)?);
+                out.push('\n');
+            }
+        }
         out.push_str(END);
         out.push('\n');
     }
-    Ok(out)
+    Ok((out, kept))
 }
 
 /// The generated part of one scenario.

@@ -53,9 +53,15 @@ fn playbook_page(spec: &Path, check: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let rendered = playbook::render(Path::new("."), spec, &page, scratch.path());
+    // A scenario already played on this tree (its edit is in the spec) keeps its rendering.
+    let rendered = playbook::render_keeping(Path::new("."), spec, &page, scratch.path());
     let text = match rendered {
-        Ok(t) => t,
+        Ok((t, kept)) => {
+            for k in kept {
+                eprintln!("note: {}: {k}", path.display());
+            }
+            t
+        }
         Err(e) => {
             eprintln!("error: {}: {e}", path.display());
             return ExitCode::from(1);
