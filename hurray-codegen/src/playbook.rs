@@ -308,9 +308,10 @@ fn render_page(
                 kept.push(format!("scenario `{name}`: its edit does not apply to this spec ({e}); its rendering is kept"));
                 out.push_str(&region);
             }
-            _ => {
+            Err(e) => return Err(format!("scenario `{name}`: {e}")),
+            Ok(m) => {
                 out.push('\n');
-                out.push_str(&rendered(repo, spec, name, scratch)?);
+                out.push_str(&rendered(repo, name, &m)?);
                 out.push('\n');
             }
         }
@@ -321,11 +322,8 @@ fn render_page(
 }
 
 /// The generated part of one scenario.
-fn rendered(repo: &Path, spec: &Path, fixture: &str, scratch: &Path) -> Result<String, String> {
+fn rendered(repo: &Path, fixture: &str, m: &overlay::Materialized) -> Result<String, String> {
     let dir = fixture_dir(repo, fixture);
-    let work = scratch.join(fixture);
-    let m = overlay::materialize(spec, &dir.join("edit.toml"), &work)
-        .map_err(|e| format!("scenario `{fixture}`: {e}"))?;
     let vars = &m.vars;
     let mut out = String::new();
     let _ = writeln!(

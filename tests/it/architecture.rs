@@ -383,6 +383,26 @@ fn show(p: &ModPath) -> String {
 }
 
 /// The workspace's crates (test fixtures under `tests/` aside), each from its root files.
+/// Every hand-written source file of `c` not in `seen` (an inline module shares its
+/// parent's file): its path from the root, its path, and its text.
+fn hand_written_files(c: &Crate, seen: &mut BTreeSet<PathBuf>) -> Vec<(String, PathBuf, String)> {
+    let mut out = Vec::new();
+    for m in c.modules.values().filter(|m| !m.generated) {
+        if !seen.insert(m.file.clone()) {
+            continue;
+        }
+        let rel = m
+            .file
+            .strip_prefix(root())
+            .unwrap_or(&m.file)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(&m.file).unwrap();
+        out.push((rel, m.file.clone(), text));
+    }
+    out
+}
+
 fn crates() -> Vec<Crate> {
     let manifest: toml::Table =
         toml::from_str(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap()).unwrap();
@@ -556,19 +576,9 @@ fn no_spec_space_or_structure_name_is_a_string_literal_in_code() {
     let mut used = BTreeSet::new();
     let mut seen_files = BTreeSet::new();
     for c in crates() {
-        for m in c.modules.values().filter(|m| !m.generated) {
-            if !seen_files.insert(m.file.clone()) {
-                continue;
-            }
-            let rel = m
-                .file
-                .strip_prefix(root())
-                .unwrap_or(&m.file)
-                .display()
-                .to_string();
-            let text = std::fs::read_to_string(&m.file).unwrap();
+        for (rel, file, text) in hand_written_files(&c, &mut seen_files) {
             let mut lits = Vec::new();
-            literals(parse(&text, &m.file), &mut lits);
+            literals(parse(&text, &file), &mut lits);
             for lit in lits {
                 let Some(kind) = names.get(lit.as_str()) else {
                     continue;
@@ -724,18 +734,8 @@ fn no_wildcard_match_arm_of_the_runtime_chooses_a_rule() {
     let mut found = BTreeSet::new();
     let mut used = BTreeSet::new();
     let mut seen_files = BTreeSet::new();
-    for m in runtime.modules.values().filter(|m| !m.generated) {
-        if !seen_files.insert(m.file.clone()) {
-            continue;
-        }
-        let rel = m
-            .file
-            .strip_prefix(root())
-            .unwrap_or(&m.file)
-            .display()
-            .to_string();
-        let text = std::fs::read_to_string(&m.file).unwrap();
-        let ts: Vec<TokenTree> = parse(&text, &m.file).into_iter().collect();
+    for (rel, file, text) in hand_written_files(&runtime, &mut seen_files) {
+        let ts: Vec<TokenTree> = parse(&text, &file).into_iter().collect();
         let mut arms = Vec::new();
         wildcard_rule_arms(&ts, &mut arms);
         for variants in arms {
