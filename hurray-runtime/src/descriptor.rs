@@ -73,11 +73,21 @@ pub fn read_prefix<'a>(
 
 /// Read a descriptor that spans exactly `bytes`.
 pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<Checked<'a>, Error> {
-    let (d, len) = read_prefix(bytes, 0, config)?;
+    read_exact(bytes, 0, config)
+}
+
+/// [`read`], the descriptor starting at absolute offset `base` of its input (the offsets of
+/// a rejection count from there).
+pub fn read_exact<'a>(
+    bytes: &'a [u8],
+    base: u64,
+    config: &ReaderConfig,
+) -> Result<Checked<'a>, Error> {
+    let (d, len) = read_prefix(bytes, base, config)?;
     if len != bytes.len() {
         return Err(Error::new(
             Rule::Hdr6,
-            len as u64,
+            base + len as u64,
             format!(
                 "{} byte(s) follow the descriptor's {len} bytes",
                 bytes.len() - len
@@ -85,6 +95,19 @@ pub fn read<'a>(bytes: &'a [u8], config: &ReaderConfig) -> Result<Checked<'a>, E
         ));
     }
     Ok(d)
+}
+
+/// Which of a tensor's buffers the data rules read ([`check_data`]), by buffer-table
+/// position: a reader that streams the data holds these whole while the tensor is checked
+/// (every buffer after the first: sparse indices, block tables, quantization parameters; and
+/// the first when it holds parameters or `float8_e8m0` payload), and passes the rest through.
+pub(crate) fn held_buffers(view: &DescriptorView<'_>) -> Vec<bool> {
+    let facts = Facts::new(view);
+    let first = facts.type_tag == crate::wire::TagSpace::value(crate::generated::tags::ElementType::Float8E8m0)
+        || facts.params.iter().any(|p| p.index == 0);
+    (0..view.buffer_table().buffers().len())
+        .map(|k| k > 0 || first)
+        .collect()
 }
 
 /// Apply the checks that need the tensor's data buffers (sparse structure, parameter values,

@@ -43,7 +43,7 @@ use crate::wire::Reader;
 pub use composite::Composite;
 pub(crate) use composite::Tracker;
 pub use placement::{HEADER_SIZE, TRAILER_SIZE, buffer_spans};
-pub(crate) use placement::{padding, starts_descriptor, too_short};
+pub(crate) use placement::{padding, starts_descriptor, starts_file, too_short};
 
 /// Padding is read, and pages of a mapped file released, this many bytes at a time.
 const CHUNK: u64 = 8 << 20;

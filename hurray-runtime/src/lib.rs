@@ -145,6 +145,7 @@ pub mod file;
 #[cfg(feature = "arbitrary")]
 pub(crate) mod generate;
 pub mod inspect;
+pub(crate) mod input;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod limit;
@@ -155,6 +156,7 @@ pub mod section;
 pub mod semantic;
 pub mod seq;
 pub mod sequential;
+pub mod stream;
 pub mod tag_space;
 pub mod value;
 pub mod version;

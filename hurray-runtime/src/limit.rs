@@ -16,11 +16,18 @@ pub enum Limit {
     Tensors = 1,
     /// The largest KV section (`kv_length`), in bytes.
     KvLength = 2,
+    /// The largest buffer a stream reader reads (a handle's `byte_size`), in bytes.
+    BufferBytes = 3,
 }
 
 impl Limit {
     /// Every limit.
-    pub const ALL: [Limit; 3] = [Limit::DescriptorLength, Limit::Tensors, Limit::KvLength];
+    pub const ALL: [Limit; 4] = [
+        Limit::DescriptorLength,
+        Limit::Tensors,
+        Limit::KvLength,
+        Limit::BufferBytes,
+    ];
 
     /// The limit's name: the `hurray` option that sets it, without its dashes
     /// (`max-descriptor-length`).
@@ -29,6 +36,7 @@ impl Limit {
             Limit::DescriptorLength => "max-descriptor-length",
             Limit::Tensors => "max-tensors",
             Limit::KvLength => "max-kv-length",
+            Limit::BufferBytes => "max-buffer-bytes",
         }
     }
 
@@ -38,6 +46,7 @@ impl Limit {
             Limit::DescriptorLength => "the descriptor's length in bytes",
             Limit::Tensors => "the number of tensors in the index",
             Limit::KvLength => "the KV section's length in bytes",
+            Limit::BufferBytes => "a buffer's byte_size",
         }
     }
 
@@ -46,7 +55,7 @@ impl Limit {
     pub fn format_maximum(self) -> u64 {
         match self {
             Limit::DescriptorLength | Limit::KvLength => u64::from(u32::MAX),
-            Limit::Tensors => u64::MAX,
+            Limit::Tensors | Limit::BufferBytes => u64::MAX,
         }
     }
 

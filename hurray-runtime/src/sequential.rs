@@ -53,14 +53,13 @@ use crate::file::{
 };
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
-use crate::generated::tags::ElementType;
-use crate::semantic::Facts;
 use crate::semantic::size::Integer;
 use crate::structures::{
     Descriptor, FileHeaderView, FixedHeaderView, IndexEntryView, IndexSectionView, KvSectionView,
     TrailerView,
 };
-use crate::wire::{Reader, TagSpace};
+use crate::input::Input;
+use crate::wire::Reader;
 
 /// The input is read, and data handed on, this many bytes at a time.
 pub const CHUNK: usize = 1 << 20;
@@ -204,89 +203,6 @@ struct Walked {
     data_offset: u64,
     data_length: u64,
     descriptor_length: u32,
-}
-
-/// A buffered input with its running offset.
-#[derive(Debug)]
-struct Input<R> {
-    inner: R,
-    buf: Vec<u8>,
-    start: usize,
-    pos: u64,
-    eof: bool,
-    /// The next read's size: it doubles from a page up to a chunk while reads come back
-    /// full, so a short input allocates little.
-    read_size: usize,
-}
-
-impl<R: Read> Input<R> {
-    fn new(inner: R) -> Input<R> {
-        Input {
-            inner,
-            buf: Vec::new(),
-            start: 0,
-            pos: 0,
-            eof: false,
-            read_size: 4096,
-        }
-    }
-
-    fn available(&self) -> usize {
-        self.buf.len() - self.start
-    }
-
-    /// One read from the input into the buffer (growing it only by what the read may
-    /// bring); false at its end.
-    fn read_more(&mut self) -> std::io::Result<bool> {
-        if self.start > 0 {
-            self.buf.drain(..self.start);
-            self.start = 0;
-        }
-        let old = self.buf.len();
-        let want = self.read_size;
-        self.buf.resize(old + want, 0);
-        let got = loop {
-            match self.inner.read(&mut self.buf[old..]) {
-                Ok(k) => break k,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.buf.truncate(old);
-                    return Err(e);
-                }
-            }
-        };
-        self.buf.truncate(old + got);
-        if got == want {
-            self.read_size = (self.read_size * 2).min(CHUNK);
-        }
-        self.eof = got == 0;
-        Ok(got > 0)
-    }
-
-    /// Make `n` bytes available unless the input ends first; how many are (at most `n`).
-    fn fill(&mut self, n: usize) -> std::io::Result<usize> {
-        while self.available() < n && !self.eof {
-            self.read_more()?;
-        }
-        Ok(self.available().min(n))
-    }
-
-    /// Some bytes, at most `n`: what is buffered, or one read's worth; 0 at the end.
-    fn some(&mut self, n: usize) -> std::io::Result<usize> {
-        if self.available() == 0 && !self.eof {
-            self.read_more()?;
-        }
-        Ok(self.available().min(n))
-    }
-
-    fn peek(&self, n: usize) -> &[u8] {
-        &self.buf[self.start..self.start + n]
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.start += n;
-        self.pos += n as u64;
-    }
 }
 
 /// Reads a file container front to back without seeking; see the module documentation.
@@ -461,16 +377,7 @@ impl<R: Read> SequentialReader<R> {
             )
         })?;
         // Which buffers the data rules read: held whole while the tensor is checked.
-        let held: Vec<bool> = {
-            let facts = Facts::new(&checked.view);
-            (0..spans.len())
-                .map(|k| {
-                    k > 0
-                        || facts.type_tag == ElementType::Float8E8m0.value()
-                        || facts.params.iter().any(|p| p.index == 0)
-                })
-                .collect()
-        };
+        let held = descriptor::held_buffers(&checked.view);
         let mut kept: Vec<Vec<u8>> = Vec::with_capacity(spans.len());
         for (k, (s, e)) in spans.iter().enumerate() {
             self.padding(

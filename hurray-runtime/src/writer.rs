@@ -247,26 +247,6 @@ impl<W: Write> FileWriter<W> {
             .map_err(|_| invalid(Rule::F24, "a writer holds at most 2^32 tensors"))?;
         let descriptor_length = u32::try_from(descriptor.len())
             .map_err(|_| invalid(Rule::F11, "a descriptor is at most 4 GiB"))?;
-        let cfg = ReaderConfig::new().permissive(true);
-        let mut checked = descriptor::read(descriptor, &cfg)?;
-        obligations(&checked)?;
-        let table = checked.view.buffer_table().buffers();
-        if table.len() != buffers.len()
-            || table
-                .iter()
-                .zip(buffers)
-                .any(|(h, b)| h.byte_size().to::<u64>() != b.len() as u64)
-        {
-            return Err(invalid(
-                Rule::F31,
-                format!(
-                    "`{name}`: the buffers given ({} of {:?} bytes) do not match the descriptor's buffer table {:?}",
-                    buffers.len(),
-                    buffers.iter().map(|b| b.len()).collect::<Vec<_>>(),
-                    table.iter().map(|h| h.byte_size()).collect::<Vec<_>>()
-                ),
-            ));
-        }
         // Placement (container.md §5.1): the descriptor at the next multiple of 8, each
         // buffer at the next multiple of A; a tensor without buffers owns no data (RES-13).
         let a = u64::from(self.header.data_buffer_alignment);
@@ -284,11 +264,9 @@ impl<W: Write> FileWriter<W> {
             (Some(first), Some(last)) => (first.0, last.1 - first.0),
             _ => (descriptor_end, 0),
         };
-        // Never write data a reader rejects: the data checks run on the buffers, at the
-        // offsets they are about to be written at.
         let offsets: Vec<u64> = spans.iter().map(|s| s.0).collect();
-        descriptor::check_data(&mut checked, buffers, &offsets, &cfg)?;
-        dat_1(&checked, buffers)?;
+        let cfg = ReaderConfig::new().permissive(true);
+        checked_tensor(name, descriptor, buffers, &offsets, &cfg, Rule::F31)?;
         self.pad_to(d)?;
         self.put(descriptor)?;
         for (b, o) in buffers.iter().zip(&offsets) {
@@ -783,6 +761,43 @@ fn shd_3(d: &Descriptor) -> Result<(), WriteError> {
 
 /// The writer's obligations that no reader rule enforces, on a descriptor as it reads back:
 /// what a writer must refuse although a reader accepts it.
+/// Everything a writer checks of one tensor before writing a byte of it: the descriptor reads
+/// back under `cfg`, the writer obligations hold, the buffers given match its buffer table
+/// (else `mismatch`, the placement rule of what is written), and the data rules hold on the
+/// buffers at the offsets they are about to be written at. `name` names the tensor in
+/// messages. Nothing a reader rejects is written.
+pub(crate) fn checked_tensor<'a>(
+    name: &str,
+    descriptor: &'a [u8],
+    buffers: &[&[u8]],
+    offsets: &[u64],
+    cfg: &ReaderConfig,
+    mismatch: Rule,
+) -> Result<descriptor::Checked<'a>, WriteError> {
+    let mut checked = descriptor::read(descriptor, cfg)?;
+    obligations(&checked)?;
+    let table = checked.view.buffer_table().buffers();
+    if table.len() != buffers.len()
+        || table
+            .iter()
+            .zip(buffers)
+            .any(|(h, b)| h.byte_size().to::<u64>() != b.len() as u64)
+    {
+        return Err(invalid(
+            mismatch,
+            format!(
+                "`{name}`: the buffers given ({} of {:?} bytes) do not match the descriptor's buffer table {:?}",
+                buffers.len(),
+                buffers.iter().map(|b| b.len()).collect::<Vec<_>>(),
+                table.iter().map(|h| h.byte_size()).collect::<Vec<_>>()
+            ),
+        ));
+    }
+    descriptor::check_data(&mut checked, buffers, offsets, cfg)?;
+    dat_1(&checked, buffers)?;
+    Ok(checked)
+}
+
 fn obligations(checked: &descriptor::Checked<'_>) -> Result<(), WriteError> {
     let v = &checked.view;
     ext_5_and_6(v)?;

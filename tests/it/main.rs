@@ -38,6 +38,7 @@ mod roundtrip;
 mod rules;
 mod schema;
 mod sequential;
+mod stream;
 mod walkthrough;
 mod worked_example;
 mod writer_rules;

@@ -69,6 +69,16 @@ pub(crate) struct Tracker {
 }
 
 impl Tracker {
+    /// How many composites are open: the depth of the next tensor.
+    pub(crate) fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The head of the innermost open composite, which the next tensor joins.
+    pub(crate) fn innermost_head(&self) -> Option<usize> {
+        self.open.last().map(|c| self.out[c.slot].head)
+    }
+
     /// The next tensor in write order: a member of the innermost open composite (checked
     /// against its head), and itself a head when its layout is composite.
     pub(crate) fn push(

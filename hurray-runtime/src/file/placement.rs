@@ -52,6 +52,22 @@ pub(crate) fn starts_descriptor(bytes: &[u8], config: &ReaderConfig) -> bool {
     }
 }
 
+/// True when a file container's header magic is at the front of `bytes` (what follows it
+/// may be anything): a canonical stream starting so is a file (CS-3).
+pub(crate) fn starts_file(bytes: &[u8]) -> bool {
+    let mut head = [0u8; FileHeaderView::SIZE];
+    let n = bytes.len().min(head.len());
+    head[..n].copy_from_slice(&bytes[..n]);
+    let config = ReaderConfig::new();
+    let mut ctx = Ctx::new(&config);
+    match FileHeaderView::parse(&mut Reader::new(&head, 0, Rule::Len3), &mut ctx) {
+        Err(e) => {
+            !(e.rule() == Some(Rule::F1) && e.offset() == FileHeaderView::OFFSET_MAGIC as u64)
+        }
+        Ok(_) => true,
+    }
+}
+
 /// The first non-zero byte of the padding `bytes[from..to]` (offsets absolute, `bytes`
 /// starting at absolute offset `base`), as a padding rejection (F32).
 pub(crate) fn padding(bytes: &[u8], base: u64, from: u64, to: u64) -> Result<(), Error> {
