@@ -865,6 +865,12 @@ pub mod rules {
         P3,
         /// P4: A parameter buffer whose device_tag or memory_class differs from the data buffer's is rejected (RES-41).
         P4,
+        /// CS-1: A tensor in a canonical stream is its descriptor's descriptor_length bytes followed by the bytes of buffer 0, buffer 1, … in buffer-table order, each exactly its handle's byte_size bytes; nothing else is written: no stream header, no padding or alignment anywhere, no terminator, and a composite head is its descriptor alone, its members following it in pre-order (RES-51).
+        Cs1,
+        /// CS-2: A canonical stream ends at the end of its input, which may come only where a tensor would start; an input that ends inside a tensor (in its descriptor's fixed header, in the rest of its descriptor, or in one of its buffers) is rejected as truncated, naming the tensor and the part that is cut (RES-51).
+        Cs2,
+        /// CS-3: An input that starts with a file container's magic is a file, not a canonical stream: a stream reader rejects it at byte 0 and names the file reader, rather than reading the file header as a descriptor (RES-52).
+        Cs3,
         /// LEN-1: A length-prefixed structure holding surplus bytes beyond its known fields, at a version the reader knows (data minor ≤ reader minor), is rejected, while surplus from a newer minor is skipped (CD2).
         Len1,
         /// LEN-2: A length prefix shorter than the fields the data's own version defines is rejected.
@@ -1227,6 +1233,9 @@ pub mod rules {
             Rule::P2,
             Rule::P3,
             Rule::P4,
+            Rule::Cs1,
+            Rule::Cs2,
+            Rule::Cs3,
             Rule::Len1,
             Rule::Len2,
             Rule::Len3,
@@ -1570,6 +1579,9 @@ pub mod rules {
                 Rule::P2 => "P2",
                 Rule::P3 => "P3",
                 Rule::P4 => "P4",
+                Rule::Cs1 => "CS-1",
+                Rule::Cs2 => "CS-2",
+                Rule::Cs3 => "CS-3",
                 Rule::Len1 => "LEN-1",
                 Rule::Len2 => "LEN-2",
                 Rule::Len3 => "LEN-3",
@@ -1914,6 +1926,9 @@ pub mod rules {
                 Rule::P2 => "parameter-aliases-data",
                 Rule::P3 => "shared-parameter-buffer",
                 Rule::P4 => "buffers-not-colocated",
+                Rule::Cs1 => "stream-layout",
+                Rule::Cs2 => "stream-truncated",
+                Rule::Cs3 => "stream-is-a-file",
                 Rule::Len1 => "surplus-bytes",
                 Rule::Len2 => "length-too-short",
                 Rule::Len3 => "truncated",
@@ -2818,6 +2833,15 @@ pub mod rules {
                 Rule::P4 => {
                     "A parameter buffer whose device_tag or memory_class differs from the data buffer's is rejected (RES-41)."
                 }
+                Rule::Cs1 => {
+                    "A tensor in a canonical stream is its descriptor's descriptor_length bytes followed by the bytes of buffer 0, buffer 1, … in buffer-table order, each exactly its handle's byte_size bytes; nothing else is written: no stream header, no padding or alignment anywhere, no terminator, and a composite head is its descriptor alone, its members following it in pre-order (RES-51)."
+                }
+                Rule::Cs2 => {
+                    "A canonical stream ends at the end of its input, which may come only where a tensor would start; an input that ends inside a tensor (in its descriptor's fixed header, in the rest of its descriptor, or in one of its buffers) is rejected as truncated, naming the tensor and the part that is cut (RES-51)."
+                }
+                Rule::Cs3 => {
+                    "An input that starts with a file container's magic is a file, not a canonical stream: a stream reader rejects it at byte 0 and names the file reader, rather than reading the file header as a descriptor (RES-52)."
+                }
                 Rule::Len1 => {
                     "A length-prefixed structure holding surplus bytes beyond its known fields, at a version the reader knows (data minor ≤ reader minor), is rejected, while surplus from a newer minor is skipped (CD2)."
                 }
@@ -3204,6 +3228,9 @@ pub mod rules {
                 Rule::P2 => "quantization.md §6",
                 Rule::P3 => "quantization.md §6",
                 Rule::P4 => "quantization.md §6",
+                Rule::Cs1 => "interchange.md §2.1, §22.1; conformance/stream/README.md",
+                Rule::Cs2 => "interchange.md §2.1, §22.3",
+                Rule::Cs3 => "interchange.md §2.1 Distinguishing from a file",
                 Rule::Len1 => "resolutions.md RES-7",
                 Rule::Len2 => "resolutions.md RES-7; quantization.md §10 Q1",
                 Rule::Len3 => "descriptor.md §0, §2; layouts.md §0",
@@ -3554,6 +3581,9 @@ pub mod rules {
                 Rule::P2 => Action::Reject,
                 Rule::P3 => Action::Obligation,
                 Rule::P4 => Action::Reject,
+                Rule::Cs1 => Action::Obligation,
+                Rule::Cs2 => Action::Reject,
+                Rule::Cs3 => Action::Reject,
                 Rule::Len1 => Action::Reject,
                 Rule::Len2 => Action::Reject,
                 Rule::Len3 => Action::Reject,
@@ -3898,6 +3928,9 @@ pub mod rules {
                 Rule::P2 => Actor::Reader,
                 Rule::P3 => Actor::Both,
                 Rule::P4 => Actor::Reader,
+                Rule::Cs1 => Actor::Both,
+                Rule::Cs2 => Actor::Reader,
+                Rule::Cs3 => Actor::Reader,
                 Rule::Len1 => Actor::Reader,
                 Rule::Len2 => Actor::Reader,
                 Rule::Len3 => Actor::Reader,
@@ -4242,6 +4275,9 @@ pub mod rules {
                 Rule::P2 => EnforcedBy::Runtime,
                 Rule::P3 => EnforcedBy::Runtime,
                 Rule::P4 => EnforcedBy::Runtime,
+                Rule::Cs1 => EnforcedBy::Writer,
+                Rule::Cs2 => EnforcedBy::Runtime,
+                Rule::Cs3 => EnforcedBy::Runtime,
                 Rule::Len1 => EnforcedBy::Structure,
                 Rule::Len2 => EnforcedBy::Structure,
                 Rule::Len3 => EnforcedBy::Structure,
@@ -7677,6 +7713,16 @@ pub mod consts {
             "RES-50",
             "DAT-3 on a block-paged float8_e8m0 tensor: the page pool holds num_pages × page_size token slots, but pages no block_table entry names hold no token, and a sequence's last page holds tokens only up to the sequence's count, which the descriptor does not record (only the batch's total, shape[0]); BP-16 forbids reading the other slots, and a writer zeroing them (layouts.md §12's guidance) writes 0x00, a reserved e8m0 byte",
             "DAT-3 binds elements, not slots: a reader does not apply it to a block-paged page pool, whose elements it cannot tell from unused slots without per-sequence token counts, and accepts 0x00 or 0xFF there; software that reads a token through the block table applies DAT-3 to the bytes it reads. Every other layout's elements are checked as DAT-3 says (the dense walk of every element, the stored values of a sparse layout).",
+        ),
+        (
+            "RES-51",
+            "the canonical stream's bytes (interchange.md I5, I41): the buffer order inside one tensor's data, padding, zero-size buffers and the end of the stream are not stated; the reference's requirement text asks for an end-of-stream marker its code does not write",
+            "the reference implementation's encoding, which its own writer produces (conformance/stream/): per tensor, the descriptor, then each buffer's byte_size bytes in buffer-table order; no padding or alignment anywhere (a handle's alignment field moves no byte), a zero-size buffer adds nothing, a composite head is its descriptor alone with its members after it in pre-order, and nothing marks the end: the stream ends at the end of its input, at a tensor boundary. A cut exactly at a tensor boundary therefore reads as a shorter valid stream; a transport that must detect it frames the stream (the framed protocol's TENSOR_DATA_END does).",
+        ),
+        (
+            "RES-52",
+            "where the reference's stream reader departs from the format (conformance/stream/README.md): it nests composites 64 deep by default, checks no buffer size against shape and layout, accepts version_major 0, checks the magic only after the whole descriptor is read, and reads a file container fed to it as a descriptor of length 83 276",
+            "a stream reader applies the format's rules to each tensor exactly as a file reader does: the descriptor rules (HDR-1 at the fixed header, before the rest is read; HDR-3 for version_major 0), the data rules on the buffers, and the composite rules (CV-1…CV-7 with the depth limit 8 of RES-34, F12, F13). The reference's valid streams read the same; of its invalid streams, each is rejected, some under another rule than the reference's message (a bad magic with a 32 MiB length is HDR-1, not a size limit). An input starting with the file magic is refused as a file (CS-3). The resource limits (descriptor length, per-buffer size) are reader policies, as in the file reader, not rules.",
         ),
     ];
 }

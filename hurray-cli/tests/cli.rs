@@ -593,3 +593,111 @@ fn manifest_dir() -> std::path::PathBuf {
         std::path::PathBuf::from,
     )
 }
+
+/// The reference implementation's canonical streams (../shared/conformance/stream).
+fn streams() -> Vec<PathBuf> {
+    let dir = shared().join("conformance/stream");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        .collect();
+    out.sort();
+    assert_eq!(out.len(), 10, "{}", dir.display());
+    out
+}
+
+#[test]
+fn every_reference_stream_decodes_to_json_and_encodes_back_byte_for_byte() {
+    let dir = scratch("stream-roundtrip");
+    for (k, stream) in streams().iter().enumerate() {
+        let name = stream.display();
+        for data_dir in [None, Some(dir.join(format!("data-{k}")))] {
+            let mut args = vec!["decode", "--as", "stream", "--json"];
+            if let Some(d) = &data_dir {
+                std::fs::create_dir_all(d).unwrap();
+                args.extend(["--data-dir", d.to_str().unwrap()]);
+            }
+            args.push(stream.to_str().unwrap());
+            let out = hurray(&args);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(j["kind"], "stream");
+            let json = dir.join(format!("{k}.json"));
+            std::fs::write(&json, &out.stdout).unwrap();
+            let back = dir.join(format!("{k}.hrrys"));
+            let out = hurray(&[
+                "encode",
+                json.to_str().unwrap(),
+                "-o",
+                back.to_str().unwrap(),
+            ]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{name}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert_eq!(
+                std::fs::read(&back).unwrap(),
+                std::fs::read(stream).unwrap(),
+                "{name}"
+            );
+            // The `.hrrys` name alone says it is a stream.
+            let out = hurray(&["decode", back.to_str().unwrap()]);
+            assert!(
+                String::from_utf8_lossy(&out.stdout).starts_with("stream, "),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stream_is_rejected_with_its_rule_and_encode_refuses_what_the_stream_contradicts() {
+    let dir = shared().join("conformance/stream");
+    let torn = dir.join("invalid/torn_composite_1_of_2.bin");
+    let out = hurray(&["decode", "--as", "stream", torn.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error[torn-composite]"));
+    // A stream's JSON whose computed keys contradict the bytes, or that has a key no stream
+    // has, is refused at the JSON path.
+    let out = hurray(&[
+        "decode",
+        "--as",
+        "stream",
+        "--json",
+        dir.join("row_major_3.bin").to_str().unwrap(),
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tmp = scratch("stream-refusals");
+    for (edit, code) in [
+        ("/tensors/1/descriptor_offset", "encode-contradiction"),
+        ("/tensors/0/colour", "encode-unknown-key"),
+    ] {
+        let mut j = j.clone();
+        let (parent, key) = edit.rsplit_once('/').unwrap();
+        j.pointer_mut(parent)
+            .unwrap()
+            .as_object_mut()
+            .unwrap()
+            .insert(key.into(), 7.into());
+        let json = tmp.join("edited.json");
+        std::fs::write(&json, serde_json::to_vec(&j).unwrap()).unwrap();
+        let out = hurray(&[
+            "encode",
+            json.to_str().unwrap(),
+            "-o",
+            tmp.join("x.hrrys").to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{edit}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(&format!("error[{code}]")), "{edit}: {err}");
+        assert!(!tmp.join("x.hrrys").exists(), "{edit}: nothing is written");
+    }
+}

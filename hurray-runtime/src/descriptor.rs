@@ -103,7 +103,8 @@ pub fn read_exact<'a>(
 /// the first when it holds parameters or `float8_e8m0` payload), and passes the rest through.
 pub(crate) fn held_buffers(view: &DescriptorView<'_>) -> Vec<bool> {
     let facts = Facts::new(view);
-    let first = facts.type_tag == crate::wire::TagSpace::value(crate::generated::tags::ElementType::Float8E8m0)
+    let first = facts.type_tag
+        == crate::wire::TagSpace::value(crate::generated::tags::ElementType::Float8E8m0)
         || facts.params.iter().any(|p| p.index == 0);
     (0..view.buffer_table().buffers().len())
         .map(|k| k > 0 || first)

@@ -89,4 +89,3 @@ impl<R: Read> Input<R> {
         self.pos += n as u64;
     }
 }
-

@@ -144,8 +144,8 @@ pub mod error;
 pub mod file;
 #[cfg(feature = "arbitrary")]
 pub(crate) mod generate;
-pub mod inspect;
 pub(crate) mod input;
+pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod limit;

@@ -53,12 +53,12 @@ use crate::file::{
 };
 use crate::generated::flags::FileFlags;
 use crate::generated::rules::Rule;
+use crate::input::Input;
 use crate::semantic::size::Integer;
 use crate::structures::{
     Descriptor, FileHeaderView, FixedHeaderView, IndexEntryView, IndexSectionView, KvSectionView,
     TrailerView,
 };
-use crate::input::Input;
 use crate::wire::Reader;
 
 /// The input is read, and data handed on, this many bytes at a time.

@@ -259,8 +259,7 @@ impl<R: Read> StreamReader<R> {
             let n = self.input.fill(FixedHeaderView::SIZE)?.min(prefix);
             head[..n].copy_from_slice(self.input.peek(n));
             let mut ctx = Ctx::new(&self.config);
-            if let Err(e) =
-                FixedHeaderView::parse(&mut Reader::new(&head, d, Rule::Hdr5), &mut ctx)
+            if let Err(e) = FixedHeaderView::parse(&mut Reader::new(&head, d, Rule::Hdr5), &mut ctx)
                 && e.offset() < d + prefix as u64
             {
                 return Err(e.into());
@@ -278,11 +277,7 @@ impl<R: Read> StreamReader<R> {
             )));
         };
         if self.input.fill(length)? < length {
-            return Err(self.truncated(
-                position,
-                d,
-                format_args!("its descriptor ({dl} bytes)"),
-            ));
+            return Err(self.truncated(position, d, format_args!("its descriptor ({dl} bytes)")));
         }
         let mut bytes = std::mem::take(&mut self.descriptor);
         bytes.clear();
@@ -487,7 +482,14 @@ impl<W: Write> StreamWriter<W> {
         let offsets: Vec<u64> = spans.iter().map(|s| s.0).collect();
         let end = spans.last().map_or(start, |s| s.1);
         let name = format!("#{position}");
-        let checked = checked_tensor(&name, descriptor, buffers, &offsets, &self.config, Rule::Cs1)?;
+        let checked = checked_tensor(
+            &name,
+            descriptor,
+            buffers,
+            &offsets,
+            &self.config,
+            Rule::Cs1,
+        )?;
         Ok((checked, end))
     }
 

@@ -8,8 +8,8 @@
 use crate::common::*;
 use hurray_runtime::stream::{StreamError, StreamReader, StreamTensor, StreamWriter};
 use hurray_runtime::structures::LayoutVariant;
-use hurray_runtime::writer::WriteError;
 use hurray_runtime::tags::ElementType;
+use hurray_runtime::writer::WriteError;
 use hurray_runtime::{Error, ReaderConfig, ctx::Limit, descriptor, writer};
 use serde_json::Value as J;
 use serde_json::json;
@@ -34,8 +34,13 @@ fn hex(s: &str) -> Vec<u8> {
 fn read_all(
     bytes: &[u8],
     config: &ReaderConfig,
-) -> Result<(Vec<(StreamTensor, Vec<Vec<u8>>)>, hurray_runtime::stream::StreamSummary), StreamError>
-{
+) -> Result<
+    (
+        Vec<(StreamTensor, Vec<Vec<u8>>)>,
+        hurray_runtime::stream::StreamSummary,
+    ),
+    StreamError,
+> {
     let mut r = StreamReader::new(bytes, config);
     let mut out = Vec::new();
     while let Some(t) = r.next_tensor_with_data()? {
@@ -74,15 +79,22 @@ fn the_reference_streams_read_as_their_manifest_says() {
         let name = s["file"].as_str().unwrap();
         let bytes = read(&dir().join(name));
         assert_eq!(bytes.len() as u64, s["length"].as_u64().unwrap(), "{name}");
-        let (tensors, summary) = read_all(&bytes, &ReaderConfig::new())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(summary.tensors() as u64, s["tensor_count"].as_u64().unwrap());
+        let (tensors, summary) =
+            read_all(&bytes, &ReaderConfig::new()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            summary.tensors() as u64,
+            s["tensor_count"].as_u64().unwrap()
+        );
         assert_eq!(summary.len(), bytes.len() as u64);
         let want = s["tensors"].as_array().unwrap();
         assert_eq!(tensors.len(), want.len(), "{name}");
         for ((t, data), w) in tensors.iter().zip(want) {
             let at = format!("{name} tensor {}", t.position());
-            assert_eq!(t.descriptor_offset(), w["descriptor_offset"].as_u64().unwrap(), "{at}");
+            assert_eq!(
+                t.descriptor_offset(),
+                w["descriptor_offset"].as_u64().unwrap(),
+                "{at}"
+            );
             assert_eq!(
                 u64::from(t.descriptor_length()),
                 w["descriptor_length"].as_u64().unwrap(),
@@ -200,10 +212,9 @@ fn rejection(bytes: &[u8], config: &ReaderConfig) -> Error {
 
 #[test]
 fn the_reference_invalid_streams_are_rejected_as_recorded() {
-    let table: InvalidTable = toml::from_str(
-        &std::fs::read_to_string(root().join("tests/stream/invalid.toml")).unwrap(),
-    )
-    .unwrap();
+    let table: InvalidTable =
+        toml::from_str(&std::fs::read_to_string(root().join("tests/stream/invalid.toml")).unwrap())
+            .unwrap();
     let m = manifest();
     for s in m["invalid_streams"].as_array().unwrap() {
         let file = s["file"].as_str().unwrap();
@@ -229,7 +240,11 @@ fn the_reference_invalid_streams_are_rejected_as_recorded() {
             read_all(&bytes, &ReaderConfig::new()).unwrap_or_else(|e| panic!("{}: {e}", v.file));
         }
     }
-    assert!(wrong.is_empty(), "verdicts other than recorded:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "verdicts other than recorded:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -248,12 +263,22 @@ fn cs_2_a_stream_cut_inside_a_tensor_is_truncated_and_one_cut_between_tensors_is
             let part = &bytes[..cut];
             match read_all(part, &ReaderConfig::new()) {
                 Ok((tensors, _)) => {
-                    assert!(boundaries.contains(&(cut as u64)), "{name} cut at {cut} read");
-                    assert_eq!(tensors.len(), boundaries.iter().filter(|&&b| b < cut as u64).count());
+                    assert!(
+                        boundaries.contains(&(cut as u64)),
+                        "{name} cut at {cut} read"
+                    );
+                    assert_eq!(
+                        tensors.len(),
+                        boundaries.iter().filter(|&&b| b < cut as u64).count()
+                    );
                 }
                 Err(StreamError::Invalid(e)) if boundaries.contains(&(cut as u64)) => {
                     // Between tensors, only a composite still missing members may fail.
-                    assert_eq!(e.rule().map(|r| r.id()), Some("F12"), "{name} cut at {cut}: {e}");
+                    assert_eq!(
+                        e.rule().map(|r| r.id()),
+                        Some("F12"),
+                        "{name} cut at {cut}: {e}"
+                    );
                 }
                 Err(StreamError::Invalid(e)) => {
                     assert_eq!(e.code(), "stream-truncated", "{name} cut at {cut}: {e}");
@@ -285,21 +310,44 @@ fn the_limits_refuse_a_descriptor_or_a_buffer_above_them_before_reading_it() {
     let config = |max| ReaderConfig::new().limit(Limit::BufferBytes, max);
     assert!(read_all(&csr, &config(32)).is_ok());
     let e = rejection(&csr, &config(31));
-    assert_eq!((e.code(), e.limit()), ("limit-exceeded", Some(Limit::BufferBytes)), "{e}");
+    assert_eq!(
+        (e.code(), e.limit()),
+        ("limit-exceeded", Some(Limit::BufferBytes)),
+        "{e}"
+    );
     let dense = read(&dir().join("worked_example_twice.bin"));
     let config = |max| ReaderConfig::new().limit(Limit::DescriptorLength, max);
     assert!(read_all(&dense, &config(61)).is_ok());
     let e = rejection(&dense, &config(60));
-    assert_eq!((e.limit(), e.offset()), (Some(Limit::DescriptorLength), 6), "{e}");
+    assert_eq!(
+        (e.limit(), e.offset()),
+        (Some(Limit::DescriptorLength), 6),
+        "{e}"
+    );
     // A buffer of 1 TiB declared and not there: refused under a limit without a read, and
     // without one truncated with no more memory than the stream's own size.
     let big = writer::finalize(writer::row_major(ElementType::Int8, &[1 << 40])).unwrap();
     let e = rejection(&big, &ReaderConfig::new().limit(Limit::BufferBytes, 1024));
-    let size_at = big.windows(8).rposition(|w| w == (1u64 << 40).to_le_bytes()).unwrap();
-    assert_eq!((e.limit(), e.offset()), (Some(Limit::BufferBytes), size_at as u64), "{e}");
+    let size_at = big
+        .windows(8)
+        .rposition(|w| w == (1u64 << 40).to_le_bytes())
+        .unwrap();
+    assert_eq!(
+        (e.limit(), e.offset()),
+        (Some(Limit::BufferBytes), size_at as u64),
+        "{e}"
+    );
     let (e, peak) = peak_of(|| rejection(&big, &ReaderConfig::new()));
-    assert_eq!((e.code(), e.offset()), ("stream-truncated", big.len() as u64), "{e}");
-    assert!(peak < 64 * 1024, "{peak} bytes for a {}-byte stream", big.len());
+    assert_eq!(
+        (e.code(), e.offset()),
+        ("stream-truncated", big.len() as u64),
+        "{e}"
+    );
+    assert!(
+        peak < 64 * 1024,
+        "{peak} bytes for a {}-byte stream",
+        big.len()
+    );
 }
 
 #[test]
@@ -320,18 +368,28 @@ fn the_writer_refuses_what_a_reader_rejects_and_writes_nothing_then() {
     // CS-1: the buffers given must be the buffer table's.
     let mut w = StreamWriter::new(Vec::new());
     let short = &b[0][..b[0].len() - 1];
-    assert_eq!(code(w.write_tensor(&d, &[short])), ("stream-layout".to_string(), Some("CS-1")));
-    assert_eq!(code(w.write_tensor(&d, &[])), ("stream-layout".to_string(), Some("CS-1")));
+    assert_eq!(
+        code(w.write_tensor(&d, &[short])),
+        ("stream-layout".to_string(), Some("CS-1"))
+    );
+    assert_eq!(
+        code(w.write_tensor(&d, &[])),
+        ("stream-layout".to_string(), Some("CS-1"))
+    );
     assert_eq!(w.position(), 0);
     // BH-10: a writer for another machine refuses a handle that is not producer-synced.
     let event = read(&dir().join("invalid/cuda_event_sync_f32_3x4.bin"));
     let dl = u32::from_le_bytes(event[6..10].try_into().unwrap()) as usize;
     let (ed, eb) = (&event[..dl], &event[dl..]);
     let mut w = StreamWriter::network(Vec::new());
-    assert_eq!(code(w.write_tensor(ed, &[eb])), ("sync-mode-network".to_string(), Some("BH-10")));
+    assert_eq!(
+        code(w.write_tensor(ed, &[eb])),
+        ("sync-mode-network".to_string(), Some("BH-10"))
+    );
     assert!(w.finish().unwrap().is_empty());
     let mut w = StreamWriter::new(Vec::new());
-    w.write_tensor(ed, &[eb]).expect("a local stream may carry an event");
+    w.write_tensor(ed, &[eb])
+        .expect("a local stream may carry an event");
     // A partition with a gap is refused whole: nothing is written.
     let c = |k| tensor(2, k);
     let (head, m0, m1) = (c(0), c(1), c(2));
@@ -340,7 +398,10 @@ fn the_writer_refuses_what_a_reader_rejects_and_writes_nothing_then() {
     let hb: Vec<&[u8]> = h.1.iter().map(Vec::as_slice).collect();
     let ab: Vec<&[u8]> = a.1.iter().map(Vec::as_slice).collect();
     let mut w = StreamWriter::new(Vec::new());
-    let torn = [(h.0.as_slice(), hb.as_slice()), (a.0.as_slice(), ab.as_slice())];
+    let torn = [
+        (h.0.as_slice(), hb.as_slice()),
+        (a.0.as_slice(), ab.as_slice()),
+    ];
     assert_eq!(code(w.write_composite(&torn)).1, Some("F12"));
     let twice = [
         (h.0.as_slice(), hb.as_slice()),
@@ -388,7 +449,10 @@ fn no_stream_input_panics_or_allocates_beyond_the_budget() {
                     let _ = read_all(&b, &ReaderConfig::new());
                     let _ = read_all(&b, &ReaderConfig::new().permissive(true));
                 });
-                assert!(peak <= harness::budget(b.len()), "{name} byte {i} = {v:#04x}: {peak} bytes");
+                assert!(
+                    peak <= harness::budget(b.len()),
+                    "{name} byte {i} = {v:#04x}: {peak} bytes"
+                );
             }
         }
     }
@@ -408,5 +472,8 @@ fn a_descriptor_read_in_a_stream_is_the_descriptor_read_alone() {
     let mut d = bytes[second..162].to_vec();
     d[4] = 9;
     let e1 = descriptor::read(&d, &ReaderConfig::new()).unwrap_err();
-    assert_eq!((e.code(), e.offset()), (e1.code(), e1.offset() + second as u64));
+    assert_eq!(
+        (e.code(), e.offset()),
+        (e1.code(), e1.offset() + second as u64)
+    );
 }

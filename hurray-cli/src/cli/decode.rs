@@ -1,4 +1,6 @@
-//! `hurray decode`: a descriptor or a file (by its magic), from a path or standard input.
+//! `hurray decode`: a descriptor or a file (by its magic), or a canonical stream (`--as
+//! stream`, or a path named `*.hrrys`: a stream starts with a descriptor's magic too), from a
+//! path or standard input.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,7 +22,12 @@ pub const FILE_MAGIC: &[u8; 8] = b"HRRYFILE";
 pub enum Kind {
     Descriptor,
     File,
+    /// A canonical stream: descriptor + data pairs back to back (interchange.md §2.1).
+    Stream,
 }
+
+/// The extension that names a canonical stream (a stream and a descriptor share their magic).
+pub const STREAM_EXTENSION: &str = "hrrys";
 
 /// Whether the input's first bytes are a file's magic.
 fn starts_like_a_file(path: &Path) -> std::io::Result<bool> {
@@ -43,7 +50,16 @@ pub fn run(
 ) -> ExitCode {
     let report = Report { input: path, json };
     if path.as_os_str() == "-" {
-        return stdin(report, cfg);
+        return stdin(report, kind, data_dir, cfg);
+    }
+    let named_stream = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(STREAM_EXTENSION));
+    if kind == Some(Kind::Stream) || (kind.is_none() && named_stream) {
+        return match std::fs::File::open(path) {
+            Ok(f) => super::stream::run(std::io::BufReader::new(f), report, data_dir, cfg),
+            Err(e) => usage_error(format!("cannot read {}: {e}", path.display())),
+        };
     }
     let is_file = match kind {
         Some(k) => k == Kind::File,
@@ -69,9 +85,17 @@ pub fn run(
 
 /// `decode -`: a file on standard input is read by the sequential reader (memory bounded by
 /// its largest descriptor and a chunk, whatever its size); a descriptor is read whole.
-fn stdin(report: Report<'_>, cfg: &ReaderConfig) -> ExitCode {
+fn stdin(
+    report: Report<'_>,
+    kind: Option<Kind>,
+    data_dir: Option<&Path>,
+    cfg: &ReaderConfig,
+) -> ExitCode {
     use std::io::Read as _;
     let mut input = std::io::stdin().lock();
+    if kind == Some(Kind::Stream) {
+        return super::stream::run(input, report, data_dir, cfg);
+    }
     let mut magic = Vec::with_capacity(8);
     if let Err(e) = input.by_ref().take(8).read_to_end(&mut magic) {
         return usage_error(format!("cannot read standard input: {e}"));

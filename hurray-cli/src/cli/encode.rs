@@ -152,10 +152,11 @@ fn encode(
         None => descriptor_bytes(&j, output, unchecked, cfg),
         Some(J::String(k)) if k == "descriptor" => descriptor_bytes(&j, output, unchecked, cfg),
         Some(J::String(k)) if k == "file" => file_bytes(j, base, output, unchecked, cfg),
+        Some(J::String(k)) if k == "stream" => stream_bytes(&j, base, output, unchecked, cfg),
         Some(other) => Err(refused(
             Refusal::InvalidValue,
             "kind",
-            format!("{other} is neither \"descriptor\" nor \"file\""),
+            format!("{other} is none of \"descriptor\", \"file\" and \"stream\""),
         )),
     }
 }
@@ -179,18 +180,135 @@ fn descriptor_bytes(
     unchecked: bool,
     cfg: &ReaderConfig,
 ) -> Result<(), Failure> {
-    let evo = evolution_from_json_strict(j)?;
-    let value = from_json(j, "", &evo);
-    let d = contract::descriptor_from_value(&value)?;
-    let canonical = descriptor_json(&descriptor_value(&d), &[], true);
-    compare(j, &canonical, &|path, key| {
-        path.is_empty() && matches!(key, "evolution" | "warnings" | "dereferenceable")
-    })?;
+    let d = descriptor_from_json(j, "")?;
     let bytes = d.to_bytes();
     if !unchecked {
         descriptor::read(&bytes, cfg).map_err(Failure::Invalid)?;
     }
     write_atomically(output, &bytes)?;
+    Ok(())
+}
+
+/// A descriptor's bytes from its JSON (what `decode --json` prints of it) at `path`, every
+/// key checked against the value it encodes.
+fn descriptor_from_json(
+    j: &J,
+    path: &str,
+) -> Result<hurray_runtime::structures::Descriptor, Failure> {
+    let at = |p: &str| match (path.is_empty(), p.is_empty()) {
+        (true, _) => p.to_string(),
+        (false, true) => path.to_string(),
+        (false, false) => format!("{path}.{p}"),
+    };
+    let prefixed = |mut e: ValueError| {
+        e.path = at(&e.path);
+        e
+    };
+    let evo = evolution_from_json_strict(j).map_err(prefixed)?;
+    let value = from_json(j, "", &evo);
+    let d = contract::descriptor_from_value(&value).map_err(prefixed)?;
+    let canonical = descriptor_json(&descriptor_value(&d), &[], true);
+    compare(j, &canonical, &|p, key| {
+        p.is_empty() && matches!(key, "evolution" | "warnings" | "dereferenceable")
+    })
+    .map_err(|f| match f {
+        Failure::Refused {
+            code,
+            path: p,
+            message,
+        } => Failure::Refused {
+            code,
+            path: at(&p),
+            message,
+        },
+        other => other,
+    })?;
+    Ok(d)
+}
+
+/// A canonical stream from its JSON (`decode --json` of a stream): each tensor's descriptor
+/// and data through the stream writer (which checks each before writing it), then the stream
+/// read back and compared with what the JSON says of it.
+fn stream_bytes(
+    j: &J,
+    base: &Path,
+    output: &Path,
+    unchecked: bool,
+    cfg: &ReaderConfig,
+) -> Result<(), Failure> {
+    let tensors = super::stream::tensors(j).map_err(|(path, message)| {
+        let code = match message.as_str() {
+            "unknown key" => Refusal::UnknownKey,
+            "missing" => Refusal::MissingKey,
+            _ => Refusal::InvalidValue,
+        };
+        refused(code, &path, message)
+    })?;
+    let out = AtomicFile::create(output)?;
+    let mut w = hurray_runtime::stream::StreamWriter::new(out);
+    for t in &tensors {
+        let d = descriptor_from_json(t.descriptor, &format!("{}.descriptor", t.path))?;
+        let sizes: Vec<u64> = d.buffer_table.buffers.iter().map(|b| b.byte_size).collect();
+        let path = format!("{}.data", t.path);
+        let refs: &[J] = match t.data {
+            Some(J::Array(a)) => a,
+            None if sizes.is_empty() => &[],
+            None => return Err(refused(Refusal::MissingKey, &path, "missing")),
+            Some(_) => {
+                return Err(refused(
+                    Refusal::InvalidValue,
+                    &path,
+                    "expected an array with one reference per buffer",
+                ));
+            }
+        };
+        if refs.len() != sizes.len() {
+            return Err(refused(
+                Refusal::Contradiction,
+                &path,
+                format!(
+                    "{} reference(s), but the descriptor's buffer table has {} buffer(s)",
+                    refs.len(),
+                    sizes.len()
+                ),
+            ));
+        }
+        let mut buffers = Vec::with_capacity(refs.len());
+        for (k, (r, size)) in refs.iter().zip(&sizes).enumerate() {
+            buffers.push(super::data::resolve(
+                r,
+                &format!("{path}[{k}]"),
+                base,
+                *size,
+            )?);
+        }
+        let slices: Vec<&[u8]> = buffers.iter().map(Vec::as_slice).collect();
+        w.write_tensor(&d.to_bytes(), &slices)
+            .map_err(invalid_at(t.path.clone()))?;
+    }
+    let mut out = w.finish().map_err(invalid_at("tensors"))?;
+    out.flush()?;
+    if !unchecked {
+        let file = std::fs::File::open(out.temporary_path())?;
+        let canonical = match super::stream::json(
+            std::io::BufReader::new(file),
+            super::stream::Data::None,
+            cfg,
+        ) {
+            Ok(c) => c,
+            Err(super::stream::Failed::Stream(hurray_runtime::stream::StreamError::Invalid(e))) => {
+                return Err(Failure::Invalid(e));
+            }
+            Err(super::stream::Failed::Stream(e)) => return Err(Failure::Io(e.to_string())),
+            Err(super::stream::Failed::DataFile(e)) => return Err(e.into()),
+        };
+        compare(j, &canonical, &|p, key| {
+            (key == "data" && p.starts_with("tensors[") && !p.contains('.'))
+                || (p.ends_with(".descriptor")
+                    && matches!(key, "evolution" | "warnings" | "dereferenceable"))
+        })?;
+    }
+    out.commit()?;
     Ok(())
 }
 

@@ -15,6 +15,7 @@ mod inspect;
 mod migrate;
 mod reader;
 mod refusal;
+mod stream;
 mod strict_json;
 mod summary;
 
@@ -32,17 +33,19 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic.
+    /// Decode a descriptor (HRRY) or a file (HRRYFILE), detected by its magic, or a canonical
+    /// stream of tensors (`--as stream`, or a file named `*.hrrys`).
     Decode {
         /// Print the JSON contract instead of a summary (a rejection: a JSON error object).
         #[arg(long)]
         json: bool,
-        /// With `--json` on a file: write each data buffer to a raw file in DIR and refer to
+        /// With `--json` on a file or a stream: write each data buffer to a raw file in DIR and refer to
         /// it by path, instead of inline base64.
         #[arg(long, value_name = "DIR", requires = "json")]
         data_dir: Option<PathBuf>,
         /// Read the input as this, whatever its first bytes (by default: a file when it
-        /// starts with `HRRYFILE` or is named `*.hrry`, else a descriptor).
+        /// starts with `HRRYFILE` or is named `*.hrry`, a stream when named `*.hrrys`, else a
+        /// descriptor).
         #[arg(long = "as", value_enum, value_name = "KIND")]
         kind: Option<decode::Kind>,
         #[command(flatten)]
@@ -67,7 +70,7 @@ enum Command {
         /// The descriptor or file; `-` reads standard input.
         file: PathBuf,
     },
-    /// Encode the JSON `decode --json` prints (a descriptor, or a file with its data) back to
+    /// Encode the JSON `decode --json` prints (a descriptor, a file or a stream with its data) back to
     /// bytes, byte for byte.
     Encode {
         json_file: PathBuf,

@@ -42,6 +42,10 @@ pub struct ReaderArgs {
     /// (4294967295).
     #[arg(long, value_name = "BYTES")]
     pub max_kv_length: Option<String>,
+    /// Refuse a buffer larger than this many bytes (a handle's byte_size), before reading
+    /// it: a stream reader's bound. Default: the format's maximum (18446744073709551615).
+    #[arg(long, value_name = "BYTES")]
+    pub max_buffer_bytes: Option<String>,
 }
 
 /// A number as written on a command line: decimal or `0x` hexadecimal.
@@ -77,6 +81,7 @@ pub fn config(args: &ReaderArgs) -> Result<ReaderConfig, String> {
         (Limit::DescriptorLength, &args.max_descriptor_length),
         (Limit::Tensors, &args.max_tensors),
         (Limit::KvLength, &args.max_kv_length),
+        (Limit::BufferBytes, &args.max_buffer_bytes),
     ] {
         if let Some(text) = given {
             c = c.limit(limit, number(text, &format!("--{}", limit.name()))?);
