@@ -135,6 +135,7 @@ pub const TARGETS: &[&str] = &[
     "amendment",
     "encode_json",
     "round_trip",
+    "stream",
 ];
 
 /// Run the target named `name` on `data`.
@@ -149,6 +150,7 @@ pub fn run(name: &str, data: &[u8]) {
         "amendment" => amendment(data),
         "encode_json" => encode_json(data),
         "round_trip" => round_trip(data),
+        "stream" => stream(data),
         other => panic!("no fuzz target `{other}`"),
     }
 }
@@ -303,6 +305,70 @@ pub fn file(data: &[u8]) {
                 }
                 let _ = contract::file_value(&f);
             });
+        }
+    }
+}
+
+/// `stream`: read a canonical stream to its end, strict, permissive and as a stream that
+/// crossed machines, a tensor at a time; every accepted stream is written again by the stream
+/// writer, byte for byte (RES-51), and its tensors are where the reader said.
+pub fn stream(data: &[u8]) {
+    use hurray_runtime::ReaderConfig;
+    use hurray_runtime::stream::{StreamError, StreamReader, StreamWriter};
+    for config in [
+        ReaderConfig::new(),
+        ReaderConfig::new().permissive(true),
+        ReaderConfig::new().network(true),
+    ] {
+        let read = within_budget(data.len(), "stream", || {
+            let mut r = StreamReader::new(data, &config);
+            let mut tensors = Vec::new();
+            let end = loop {
+                match r.next_tensor_with_data() {
+                    Ok(Some(t)) => tensors.push(t),
+                    Ok(None) => break r.finish().map(|_| ()),
+                    Err(e) => break Err(e),
+                }
+            };
+            match end {
+                Ok(()) => Some(tensors),
+                Err(StreamError::Invalid(e)) => {
+                    well_formed(e.code(), e.offset(), data.len(), e.detail());
+                    None
+                }
+                Err(e) => panic!("reading a slice cannot fail on I/O: {e}"),
+            }
+        });
+        let Some(tensors) = read else { continue };
+        if !config.is_permissive() {
+            // A strict reader accepted it: the writer writes the same bytes from the same
+            // tensors (a permissive read may accept what no writer writes).
+            // A writer refuses only under an obligation of writers, which readers do not
+            // check (EXT-5, BP-15, …): then no stream is compared.
+            let mut w = StreamWriter::new(Vec::new());
+            let mut refused = false;
+            for (t, buffers) in &tensors {
+                let d = t.descriptor_offset() as usize;
+                let descriptor = &data[d..d + t.descriptor_length() as usize];
+                let slices: Vec<&[u8]> = buffers.iter().map(Vec::as_slice).collect();
+                if let Err(e) = w.write_tensor(descriptor, &slices) {
+                    let rule = match &e {
+                        hurray_runtime::writer::WriteError::Invalid(e) => e.rule(),
+                        _ => None,
+                    };
+                    assert!(
+                        rule.is_some_and(
+                            |r| r.enforced_by() == hurray_runtime::rules::EnforcedBy::Writer
+                        ),
+                        "the writer refuses a tensor a strict reader accepts, not under a writer obligation: {e}"
+                    );
+                    refused = true;
+                    break;
+                }
+            }
+            if !refused {
+                assert_eq!(w.finish().expect("the stream closes"), data);
+            }
         }
     }
 }
@@ -1147,6 +1213,22 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         // One mutation on each side, then none: the checker on the unchanged pair.
         "amendment" => vec![vec![], vec![0, 1, 0, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1, 7, 0, 3]],
         "encode_json" => corpus("json"),
+        // The reference implementation's streams, valid and invalid, and every descriptor
+        // vector as a stream of one tensor without its data.
+        "stream" => {
+            let dir = root().join("../shared/conformance/stream");
+            let mut paths: Vec<PathBuf> = ["", "invalid"]
+                .iter()
+                .filter_map(|d| std::fs::read_dir(dir.join(d)).ok())
+                .flat_map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())))
+                .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+                .collect();
+            paths.sort();
+            let mut seeds: Vec<Vec<u8>> =
+                paths.iter().filter_map(|p| std::fs::read(p).ok()).collect();
+            seeds.extend(corpus("bin"));
+            seeds
+        }
         // Any bytes are choices for the generated `Arbitrary` impls: the descriptor vectors
         // (and no bytes at all, every choice its first) give them a varied start.
         "round_trip" => {

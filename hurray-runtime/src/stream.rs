@@ -510,7 +510,10 @@ impl<W: Write> StreamWriter<W> {
     /// anything).
     pub fn write_tensor(&mut self, descriptor: &[u8], buffers: &[&[u8]]) -> Result<(), WriteError> {
         let (checked, end) = self.check(self.position, self.pos, descriptor, buffers)?;
-        let mut ctx = Ctx::new(&self.config);
+        // The composite rules bind writers whatever a reader's mode (CV-6 is a rejection
+        // unless permissive, and writers write for strict readers).
+        let strict = ReaderConfig::new();
+        let mut ctx = Ctx::new(&strict);
         self.tracker.push(
             self.position,
             &format!("#{}", self.position),
@@ -561,7 +564,7 @@ impl<W: Write> StreamWriter<W> {
         group.finish(&mut ctx)?;
         for (k, (descriptor, buffers)) in tensors.iter().enumerate() {
             let view = descriptor::read(descriptor, &self.config)?.into_parts().0;
-            let mut ctx = Ctx::new(&self.config);
+            let mut ctx = Ctx::new(&strict);
             self.tracker.push(
                 self.position,
                 &format!("#{}", self.position),

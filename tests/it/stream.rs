@@ -410,6 +410,14 @@ fn the_writer_refuses_what_a_reader_rejects_and_writes_nothing_then() {
     ];
     assert_eq!(code(w.write_composite(&twice)).1, Some("CV-6"));
     assert_eq!(w.position(), 0);
+    // One by one, the member that closes a partition with an overlap is refused and not
+    // written (the composite rules bind a writer in every mode).
+    let mut w = StreamWriter::new(Vec::new());
+    w.write_tensor(&h.0, &hb).unwrap();
+    w.write_tensor(&a.0, &ab).unwrap();
+    let before = w.position();
+    assert_eq!(code(w.write_tensor(&a.0, &ab)).1, Some("CV-6"));
+    assert_eq!(w.position(), before);
     // One by one, a head left without its members is refused at the end (F12).
     let mut w = StreamWriter::new(Vec::new());
     w.write_tensor(&h.0, &hb).unwrap();
