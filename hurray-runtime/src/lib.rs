@@ -4,7 +4,7 @@
 //! generated from the spec tables by the build script ([`generated`]; `hurray-spec gen rust`
 //! prints the same code). By hand: the wire primitives they are written against ([`wire`]),
 //! the reader's configuration ([`ReaderConfig`]), the entry points ([`descriptor`], [`file`](mod@file),
-//! [`sequential`], [`writer`]) and the semantic layer that enforces the rules tables cannot
+//! [`sequential`], [`stream`], [`writer`]) and the semantic layer that enforces the rules tables cannot
 //! state ([`semantic`]).
 //!
 //! # Getting started
