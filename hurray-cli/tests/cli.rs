@@ -648,12 +648,16 @@ fn every_reference_stream_decodes_to_json_and_encodes_back_byte_for_byte() {
                 std::fs::read(stream).unwrap(),
                 "{name}"
             );
-            // The `.hrrys` name alone says it is a stream.
+            // The `.hrrys` name alone says it is a stream, to `decode` and to `inspect`.
             let out = hurray(&["decode", back.to_str().unwrap()]);
             assert!(
                 String::from_utf8_lossy(&out.stdout).starts_with("stream, "),
                 "{name}"
             );
+            let out = hurray(&["inspect", "--json", back.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(0), "{name}");
+            let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(j["input"], "stream", "{name}: {j}");
         }
     }
 }

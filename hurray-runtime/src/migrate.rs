@@ -193,6 +193,9 @@ pub fn export(bytes: &[u8], config: &ReaderConfig) -> Result<J, Error> {
             out.insert("kind".into(), json!(inspect::Input::Descriptor.word()));
             out.insert("data".into(), export_descriptor(bytes, 0, config)?);
         }
+        inspect::Input::Stream => {
+            unreachable!("a stream's magic is a descriptor's: `Input::of` never says stream")
+        }
         inspect::Input::File => {
             let f = crate::file::read(bytes, config)?;
             f.verify_all()?;

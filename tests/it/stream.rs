@@ -485,3 +485,63 @@ fn a_descriptor_read_in_a_stream_is_the_descriptor_read_alone() {
         (e1.code(), e1.offset() + second as u64)
     );
 }
+
+#[test]
+fn inspect_annotates_every_byte_of_a_stream_once_and_its_data_where_the_reader_reads_it() {
+    use hurray_runtime::inspect::{self, Collect, Kind};
+    let m = manifest();
+    let mut inputs: Vec<(String, Option<&J>)> = m["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["file"].as_str().unwrap().to_string(), Some(s)))
+        .collect();
+    inputs.extend(
+        m["invalid_streams"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["file"].as_str().unwrap().to_string(), None)),
+    );
+    for (name, valid) in inputs {
+        let bytes = read(&dir().join(&name));
+        let mut sink = Collect::default();
+        let report = inspect::stream(&bytes, &ReaderConfig::new(), &mut sink);
+        // Leaf ranges tile the input: each starts where the one before ended.
+        let mut at = 0;
+        for a in sink
+            .annotations
+            .iter()
+            .filter(|a| a.kind != Kind::Structure)
+        {
+            assert_eq!(a.start, at, "{name}: {a:?}");
+            at = a.end;
+        }
+        assert_eq!(at, bytes.len() as u64, "{name}");
+        let reader = read_all(&bytes, &ReaderConfig::new()).err();
+        assert_eq!(
+            report.error.as_ref().map(|e| (e.code(), e.offset())),
+            reader
+                .as_ref()
+                .and_then(|e| e.invalid())
+                .map(|e| (e.code(), e.offset())),
+            "{name}: the verdict is the reader's"
+        );
+        if let Some(s) = valid {
+            let data: Vec<(u64, u64)> = sink
+                .annotations
+                .iter()
+                .filter(|a| matches!(a.kind, Kind::Data { .. }))
+                .map(|a| (a.start, a.end - a.start))
+                .collect();
+            let want: Vec<(u64, u64)> = s["tensors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|t| t["buffers"].as_array().unwrap())
+                .map(|b| (b["offset"].as_u64().unwrap(), b["length"].as_u64().unwrap()))
+                .collect();
+            assert_eq!(data, want, "{name}: data ranges");
+        }
+    }
+}

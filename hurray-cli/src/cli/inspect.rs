@@ -30,7 +30,14 @@ const ELEMENT_LIMIT: usize = 4096;
 /// A range's bytes are shown in full up to this many; longer ranges are summarised.
 const SHOWN_BYTES: usize = 16;
 
-pub fn run(path: &Path, json_out: bool, config: &ReaderConfig, data: Option<DataMode>) -> ExitCode {
+pub fn run(
+    path: &Path,
+    json_out: bool,
+    config: &ReaderConfig,
+    data: Option<DataMode>,
+    kind: Option<super::decode::Kind>,
+) -> ExitCode {
+    use super::decode::Kind;
     let bytes = if path.as_os_str() == "-" {
         use std::io::Read as _;
         let mut b = Vec::new();
@@ -45,8 +52,27 @@ pub fn run(path: &Path, json_out: bool, config: &ReaderConfig, data: Option<Data
         }
     };
     let mut sink = Collect::default();
-    let report = inspect::inspect(&bytes, config, &mut sink);
+    let named = |ext: &str| {
+        path.extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case(ext))
+    };
+    let kind = kind.or_else(|| {
+        if named(super::decode::STREAM_EXTENSION) {
+            Some(Kind::Stream)
+        } else if named("hrry") {
+            Some(Kind::File)
+        } else {
+            None
+        }
+    });
+    let report = match kind {
+        Some(Kind::Stream) => inspect::stream(&bytes, config, &mut sink),
+        Some(Kind::File) => inspect::file(&bytes, config, &mut sink),
+        Some(Kind::Descriptor) => inspect::descriptor(&bytes, config, &mut sink),
+        None => inspect::inspect(&bytes, config, &mut sink),
+    };
     let shown = match (data, &report.error) {
+        (Some(mode), None) if kind == Some(Kind::Stream) => stream_buffers(&bytes, config, mode),
         (Some(mode), None) => buffers(&bytes, config, mode),
         _ => BTreeMap::new(),
     };
@@ -105,6 +131,45 @@ fn buffers<'a>(
             }
             DataMode::Values => {
                 if let Some(d) = element_data(&t.descriptor(), &buffers, ELEMENT_LIMIT) {
+                    out.insert((position, d.buffer), BufferShown::Elements(d));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// [`buffers`] of a canonical stream, by (tensor position, buffer index).
+fn stream_buffers<'a>(
+    bytes: &'a [u8],
+    config: &ReaderConfig,
+    mode: DataMode,
+) -> BTreeMap<(u32, u32), BufferShown<'a>> {
+    let mut out = BTreeMap::new();
+    let mut r = hurray_runtime::stream::StreamReader::new(bytes, config);
+    while let Ok(Some(t)) = r.next_tensor(&mut |_, _, _| {}) {
+        let position = t.position() as u32;
+        let buffers: Vec<&'a [u8]> = t
+            .buffers()
+            .iter()
+            .map(|&(offset, len)| {
+                let start = usize::try_from(offset).unwrap_or(usize::MAX);
+                let len = usize::try_from(len).unwrap_or(usize::MAX);
+                bytes.get(start..start.saturating_add(len)).unwrap_or(&[])
+            })
+            .collect();
+        match mode {
+            DataMode::Hex => {
+                for (k, b) in buffers.iter().enumerate() {
+                    out.insert((position, k as u32), BufferShown::Hex(b));
+                }
+            }
+            DataMode::Values => {
+                let at = t.descriptor_offset() as usize;
+                let d = &bytes[at..at + t.descriptor_length() as usize];
+                if let Ok(checked) = hurray_runtime::descriptor::read_exact(d, at as u64, config)
+                    && let Some(d) = element_data(&checked, &buffers, ELEMENT_LIMIT)
+                {
                     out.insert((position, d.buffer), BufferShown::Elements(d));
                 }
             }

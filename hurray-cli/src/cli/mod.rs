@@ -63,6 +63,11 @@ enum Command {
         json: bool,
         #[command(flatten)]
         reader: reader::ReaderArgs,
+        /// Read the input as this, whatever its first bytes (by default as `decode` does: a
+        /// file by its magic or a `*.hrry` name, a stream by a `*.hrrys` name, else a
+        /// descriptor).
+        #[arg(long = "as", value_enum, value_name = "KIND")]
+        kind: Option<decode::Kind>,
         /// Show each tensor's element buffer as a typed array (dequantized where the scheme
         /// keeps its parameters inline); `--data=hex` dumps every data buffer's bytes.
         #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "values")]
@@ -124,10 +129,11 @@ pub fn run() -> ExitCode {
         Command::Inspect {
             json,
             reader,
+            kind,
             data,
             file,
         } => match reader::config(&reader) {
-            Ok(cfg) => inspect::run(&file, json, &cfg, data),
+            Ok(cfg) => inspect::run(&file, json, &cfg, data, kind),
             Err(e) => exit::usage_error(e),
         },
         Command::Encode {

@@ -20,7 +20,7 @@ use crate::semantic::size::Integer;
 
 /// One tensor, located.
 #[derive(Debug)]
-struct TensorPart {
+pub(super) struct TensorPart {
     /// Its index position, or its place in the arithmetic walk when no index locates it.
     position: u32,
     /// Its name (`#k` when no index names it).
@@ -32,7 +32,7 @@ struct TensorPart {
 }
 
 impl TensorPart {
-    fn end(&self) -> u64 {
+    pub(super) fn end(&self) -> u64 {
         self.buffers.last().map_or(self.descriptor_end, |b| b.1)
     }
 }
@@ -282,7 +282,7 @@ fn skip_zero_words(bytes: &[u8], mut pos: u64, end: u64) -> u64 {
 
 /// Locate one tensor: its descriptor at `d` (walked), and its buffers by arithmetic.
 #[allow(clippy::too_many_arguments)]
-fn tensor<'a>(
+pub(super) fn tensor<'a>(
     w: &mut Walker<'a, '_>,
     bytes: &'a [u8],
     d: u64,
@@ -446,7 +446,11 @@ fn show<'a>(w: &mut Walker<'a, '_>, bytes: &'a [u8], plan: &Plan) -> Result<(), 
 }
 
 /// A tensor: its descriptor, the padding after it, and each buffer.
-fn show_tensor<'a>(w: &mut Walker<'a, '_>, bytes: &'a [u8], t: &TensorPart) -> Result<(), Stop> {
+pub(super) fn show_tensor<'a>(
+    w: &mut Walker<'a, '_>,
+    bytes: &'a [u8],
+    t: &TensorPart,
+) -> Result<(), Stop> {
     w.open(t.descriptor, &format!("tensors.{}", t.label), "Tensor")?;
     let mut r = Cursor::new(
         &bytes[t.descriptor as usize..t.descriptor_end as usize],

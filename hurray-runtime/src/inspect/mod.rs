@@ -31,6 +31,7 @@
 pub mod data;
 mod file;
 mod root;
+mod stream;
 pub mod walk;
 
 use crate::ctx::ReaderConfig;
@@ -48,12 +49,19 @@ pub fn inspect(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Insp
     match Input::of(bytes) {
         Input::Descriptor => descriptor(bytes, config, sink),
         Input::File => file::inspect(bytes, config, sink),
+        Input::Stream => stream::inspect(bytes, config, sink),
     }
 }
 
 /// Inspect `bytes` as a file container, whatever its magic says.
 pub fn file(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspection {
     file::inspect(bytes, config, sink)
+}
+
+/// Inspect `bytes` as a canonical stream (descriptor + data pairs back to back, RES-51): each
+/// tensor's descriptor walked, its buffers right after it; the verdict is the stream reader's.
+pub fn stream(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspection {
+    stream::inspect(bytes, config, sink)
 }
 
 /// Inspect a descriptor that spans exactly `bytes`.

@@ -17,6 +17,9 @@ pub enum Input {
     Descriptor,
     /// A file container (`HRRYFILE`).
     File,
+    /// A canonical stream: descriptor + data pairs back to back (told, never by its magic,
+    /// which is a descriptor's).
+    Stream,
 }
 
 impl Input {
@@ -43,6 +46,7 @@ impl Input {
         match self {
             Input::Descriptor => DescriptorWalk::NAME,
             Input::File => "file",
+            Input::Stream => "stream",
         }
     }
 }
