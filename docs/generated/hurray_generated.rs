@@ -8379,6 +8379,8 @@ pub mod structures {
         pub const SIZE: usize = 64;
         /// Offset in bytes of `magic` from the start of the structure.
         pub const OFFSET_MAGIC: usize = 0;
+        /// The bytes `magic` must hold (rule F1).
+        pub const EXPECTED_MAGIC: [u8; 8] = [72, 82, 82, 89, 70, 73, 76, 69];
         /// Offset in bytes of `container_version_major` from the start of the structure.
         pub const OFFSET_CONTAINER_VERSION_MAJOR: usize = 8;
         /// Offset in bytes of `container_version_minor` from the start of the structure.
@@ -11677,6 +11679,8 @@ pub mod structures {
         pub const OFFSET_RESERVED: usize = 32;
         /// Offset in bytes of `trailer_magic` from the start of the structure.
         pub const OFFSET_TRAILER_MAGIC: usize = 36;
+        /// The bytes `trailer_magic` must hold (rule F4).
+        pub const EXPECTED_TRAILER_MAGIC: [u8; 4] = [72, 82, 82, 89];
         /// Parse and check the structure at the reader's position (internal: the entry
         /// points are `descriptor::read` and `file::open`).
         #[doc(hidden)]
@@ -12047,6 +12051,8 @@ pub mod structures {
         pub const SIZE: usize = 20;
         /// Offset in bytes of `magic` from the start of the structure.
         pub const OFFSET_MAGIC: usize = 0;
+        /// The bytes `magic` must hold (rule HDR-1).
+        pub const EXPECTED_MAGIC: [u8; 4] = [72, 82, 82, 89];
         /// Offset in bytes of `version_major` from the start of the structure.
         pub const OFFSET_VERSION_MAJOR: usize = 4;
         /// Offset in bytes of `version_minor` from the start of the structure.

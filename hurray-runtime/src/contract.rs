@@ -143,7 +143,10 @@ pub fn descriptor_from_value_at(v: &Value, path: &str) -> Result<Descriptor, Val
     // Fields the writer can compute start as placeholders and are set once the descriptor
     // is whole.
     let mut computed = Computed::default();
-    let mut header = vec![("magic".to_string(), Value::Bytes(b"HRRY".to_vec()))];
+    let mut header = vec![(
+        "magic".to_string(),
+        Value::Bytes(crate::structures::FixedHeaderView::EXPECTED_MAGIC.to_vec()),
+    )];
     for k in HEADER_KEYS {
         let x = match (k, v.get(k)) {
             (_, Some(x)) if k == "type_tag" || k == "layout_tag" => x.clone(),
@@ -779,7 +782,10 @@ pub fn file_from_value(v: &Value) -> Result<FileParts, ValueError> {
             format!("expected \"file\", found \"{k}\""),
         ));
     }
-    let mut header = vec![("magic".to_string(), Value::Bytes(b"HRRYFILE".to_vec()))];
+    let mut header = vec![(
+        "magic".to_string(),
+        Value::Bytes(crate::structures::FileHeaderView::EXPECTED_MAGIC.to_vec()),
+    )];
     header.extend(fields(v.clone()).into_iter().filter(|(k, _)| {
         !matches!(
             k.as_str(),

@@ -361,7 +361,7 @@ impl<W: Write> FileWriter<W> {
             kv_offset,
             kv_length,
             crc,
-            b"HRRY".to_vec(),
+            crate::structures::TrailerView::EXPECTED_TRAILER_MAGIC.to_vec(),
         );
         self.put(&trailer.to_bytes())?;
         self.out.flush()?;
@@ -423,7 +423,7 @@ fn header_for(options: &FileOptions) -> FileHeader {
     }
     let v = options.container_version;
     FileHeader::new(
-        b"HRRYFILE".to_vec(),
+        crate::structures::FileHeaderView::EXPECTED_MAGIC.to_vec(),
         v.major,
         v.minor,
         flags,
@@ -636,8 +636,9 @@ pub fn normalize(d: &mut Descriptor) -> Result<(), WriteError> {
         .ok()
         .and_then(Integer::exact)
         .ok_or_else(|| invalid(Rule::Shp1, "a descriptor's rank is at most 64"))?;
-    if d.fixed_header.magic != b"HRRY" {
-        d.fixed_header.magic = b"HRRY".to_vec();
+    let magic = crate::structures::FixedHeaderView::EXPECTED_MAGIC;
+    if d.fixed_header.magic != magic {
+        d.fixed_header.magic = magic.to_vec();
     }
     for (axis, v) in required_versions(d) {
         // W4: what the declared version defines is written whole.
@@ -987,11 +988,12 @@ pub fn row_major(element: crate::tags::ElementType, shape: &[u64]) -> Descriptor
     // to compute saturates to a buffer size `finalize` refuses under the rule it breaks.
     let n = crate::semantic::elements::element_count(shape.iter().copied()).unwrap_or(0);
     let size = crate::semantic::elements::ElementSize::of(element).bytes_for(n);
+    let initial = Axis::Descriptor.initial();
     Descriptor::new(
         FixedHeader::new(
-            b"HRRY".to_vec(),
-            1,
-            0,
+            crate::structures::FixedHeaderView::EXPECTED_MAGIC.to_vec(),
+            initial.major,
+            initial.minor,
             0,
             crate::flags::DescriptorFlags(0),
             TagValue::new(element),

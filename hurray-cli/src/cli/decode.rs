@@ -13,9 +13,9 @@ use hurray_runtime::json::descriptor_json;
 
 use super::exit::{Report, usage_error};
 
-/// The first bytes of a file container, which tell it from a descriptor (the spec states the
-/// magic in its field's description only; the runtime's readers check it).
-pub const FILE_MAGIC: &[u8; 8] = b"HRRYFILE";
+/// The first bytes of a file container, which tell it from a descriptor (the magic the spec's
+/// check on the file header's `magic` states).
+pub const FILE_MAGIC: &[u8] = &hurray_runtime::structures::FileHeaderView::EXPECTED_MAGIC;
 
 /// What `decode` reads its input as (`--as`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -36,7 +36,7 @@ fn starts_like_a_file(path: &Path) -> std::io::Result<bool> {
     std::fs::File::open(path)?
         .take(FILE_MAGIC.len() as u64)
         .read_to_end(&mut magic)?;
-    Ok(magic == *FILE_MAGIC)
+    Ok(magic == FILE_MAGIC)
 }
 
 /// Decode `path` as `kind`, or by its magic (`HRRYFILE`) or its extension (`.hrry`, so a file
@@ -101,7 +101,7 @@ fn stdin(
         return usage_error(format!("cannot read standard input: {e}"));
     }
     let input = std::io::Cursor::new(magic.clone()).chain(input);
-    if magic == *FILE_MAGIC {
+    if magic == FILE_MAGIC {
         return super::file::run_sequential(input, report, cfg);
     }
     let mut bytes = Vec::new();

@@ -29,8 +29,8 @@ use super::exit::{Report, usage_error};
 use super::refusal::Refusal;
 use super::strict_json::{self, StrictJsonError};
 
-/// The trailer's magic (`trailer_magic`, F4).
-const TRAILER_MAGIC: &[u8; 4] = b"HRRY";
+/// The trailer's magic (`trailer_magic`, F4), as the spec's check states it.
+const TRAILER_MAGIC: [u8; 4] = hurray_runtime::structures::TrailerView::EXPECTED_TRAILER_MAGIC;
 
 /// Why an encode stopped.
 enum Failure {

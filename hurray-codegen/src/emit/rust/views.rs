@@ -170,6 +170,7 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
             consts.extend(quote!(#d pub const #c: usize = #l;));
         }
         consts.extend(max_const(spec, f));
+        consts.extend(bytes_const(spec, f));
     }
 
     // The record: its members, and how the parse fills them from its locals.
@@ -430,6 +431,36 @@ pub fn view(spec: &Spec, id: StructId) -> TokenStream {
 /// `MAX_<FIELD>`: the largest value of an integer field every reader accepts, when a table
 /// check bounds it unconditionally under a rule every reader rejects with (SHP-1 bounds
 /// `rank`): what a reader may size a fixed buffer by.
+/// The bytes a field must hold (an unconditional `bytes` check that rejects: a magic), as a
+/// constant writers and tools use instead of restating it.
+fn bytes_const(spec: &Spec, f: &Field) -> TokenStream {
+    let found = f
+        .checks
+        .iter()
+        .find_map(|c| match (&c.kind, &c.when, c.level) {
+            (CheckKind::Bytes(b), None, CheckLevel::Reject)
+                if spec.rule(c.rule).action == Action::Reject =>
+            {
+                Some((b, c.rule))
+            }
+            _ => None,
+        });
+    let Some((bytes, rule)) = found else {
+        return quote!();
+    };
+    let c = format_ident!("EXPECTED_{}", f.name.trim_start_matches('_').to_uppercase());
+    let n = lit_usize(bytes.len() as u64);
+    let b = bytes
+        .iter()
+        .map(|x| proc_macro2::Literal::u8_unsuffixed(*x));
+    let d = format!(
+        " The bytes `{}` must hold (rule {}).",
+        f.name,
+        spec.rule(rule).id
+    );
+    quote!(#[doc = #d] pub const #c: [u8; #n] = [#(#b),*];)
+}
+
 fn max_const(spec: &Spec, f: &Field) -> TokenStream {
     let Some(prim) = f.ty.scalar_prim(spec) else {
         return quote!();
