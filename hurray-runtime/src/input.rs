@@ -5,7 +5,8 @@
 
 use std::io::Read;
 
-use crate::sequential::CHUNK;
+/// The input is read, and data handed on, this many bytes at a time.
+pub const CHUNK: usize = 1 << 20;
 
 /// A buffered input with its running offset.
 #[derive(Debug)]

@@ -61,8 +61,7 @@ use crate::structures::{
 };
 use crate::wire::Reader;
 
-/// The input is read, and data handed on, this many bytes at a time.
-pub const CHUNK: usize = 1 << 20;
+pub use crate::input::CHUNK;
 
 /// Bytes that must follow anything read as tensor region: the smallest index (its count) and
 /// the trailer (F40: the final 40 bytes are never tensor region).

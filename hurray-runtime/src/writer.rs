@@ -156,25 +156,21 @@ impl<W: Write> FileWriter<W> {
     }
 
     fn start(mut out: W, header: FileHeader, skip: Skip<W>) -> Result<FileWriter<W>, WriteError> {
-        let a = header.data_buffer_alignment;
-        if !a.is_power_of_two() || !(4096..=2_097_152).contains(&a) {
-            return Err(invalid(
-                Rule::F17,
-                format!("data_buffer_alignment {a} is not a power of two in [4096, 2097152]"),
-            ));
-        }
-        if header.first_descriptor_offset < crate::file::HEADER_SIZE
-            || !header.first_descriptor_offset.is_multiple_of(8)
-        {
-            return Err(invalid(
-                Rule::F18,
-                "first_descriptor_offset must be ≥ 64 and a multiple of 8",
-            ));
-        }
+        // VER-9 (a writer's own rule) first; then the header as a strict reader reads it: the
+        // checks the tables state (F17's alignment, F18's first offset, F3's flag bits) are
+        // the generated parse's, not restated here.
         if header.file_flags.0 as u64 & !FileFlags::ALLOCATED != 0 {
             return Err(invalid(Rule::Ver9, "a reserved file flag bit is set"));
         }
         let bytes = header.to_bytes();
+        {
+            let strict = ReaderConfig::new();
+            let mut ctx = crate::ctx::Ctx::new(&strict);
+            crate::structures::FileHeaderView::parse(
+                &mut crate::wire::Reader::new(&bytes, 0, Rule::Len3),
+                &mut ctx,
+            )?;
+        }
         out.write_all(&bytes)?;
         let mut w = FileWriter {
             out,

@@ -538,6 +538,7 @@ const OTHER_VOCABULARIES: &[(&str, &str)] = &[
     ("hurray-runtime/src/contract.rs", "scheme"),
     ("hurray-runtime/src/json.rs", "descriptor"),
     ("hurray-cli/src/cli/encode.rs", "descriptor"),
+    ("hurray-cli/src/cli/stream.rs", "descriptor"),
     ("hurray-cli/src/cli/summary.rs", "element_type"),
     ("hurray-cli/src/cli/summary.rs", "layout"),
     ("hurray-version/src/lib.rs", "scheme"),
