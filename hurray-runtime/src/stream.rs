@@ -10,7 +10,7 @@
 //! pre-order (CV-1…CV-7, F12, F13).
 //!
 //! Memory: the reader holds the largest descriptor, one chunk of the input
-//! ([`CHUNK`](crate::sequential::CHUNK) bytes), the buffers the data rules read (sparse
+//! ([`sequential::CHUNK`](crate::sequential::CHUNK) bytes), the buffers the data rules read (sparse
 //! indices, block tables, quantization parameters), held while their tensor is checked, and
 //! a word per member of each composite; a dense buffer streams through in chunks however large
 //! it is. A length the input does not back allocates nothing: buffers grow as bytes arrive.

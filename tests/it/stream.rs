@@ -6,7 +6,9 @@
 //! refusals hold, and no input panics or allocates beyond the fuzz budget.
 
 use crate::common::*;
-use hurray_runtime::stream::{StreamError, StreamReader, StreamTensor, StreamWriter};
+use hurray_runtime::stream::{
+    StreamError, StreamReader, StreamSummary, StreamTensor, StreamWriter,
+};
 use hurray_runtime::structures::LayoutVariant;
 use hurray_runtime::tags::ElementType;
 use hurray_runtime::writer::WriteError;
@@ -30,17 +32,11 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// A stream read whole: each tensor with its buffers' bytes, and the stream's end.
+type ReadAll = (Vec<(StreamTensor, Vec<Vec<u8>>)>, StreamSummary);
+
 /// Every tensor of a stream with its buffers' bytes, then the stream's end.
-fn read_all(
-    bytes: &[u8],
-    config: &ReaderConfig,
-) -> Result<
-    (
-        Vec<(StreamTensor, Vec<Vec<u8>>)>,
-        hurray_runtime::stream::StreamSummary,
-    ),
-    StreamError,
-> {
+fn read_all(bytes: &[u8], config: &ReaderConfig) -> Result<ReadAll, StreamError> {
     let mut r = StreamReader::new(bytes, config);
     let mut out = Vec::new();
     while let Some(t) = r.next_tensor_with_data()? {
