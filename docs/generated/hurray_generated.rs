@@ -4756,24 +4756,98 @@ pub mod tags {
             ),
             (255, 255, "invalid", ""),
         ];
-        /// Names of the memory classes valid on this device (BH-13); `private` is the private range.
-        pub fn memory_classes(self) -> &'static [&'static str] {
+        /// The memory classes valid on this device (BH-13): allocated classes, and the private range as `TagClass::Private`.
+        pub fn memory_classes(
+            self,
+        ) -> &'static [crate::wire::TagClass<super::tags::MemoryClass>] {
             match self {
-                Device::Cpu => &["standard", "host_pinned", "unified"],
-                Device::Cuda => &["standard", "host_pinned", "unified", "peer"],
-                Device::Rocm => &["standard", "host_pinned", "unified", "peer"],
-                Device::Metal => &["standard", "host_pinned", "unified"],
-                Device::Vulkan => &["standard", "host_pinned", "unified", "peer"],
-                Device::Webgpu => &["standard"],
-                Device::Hexagon => &["standard", "host_pinned", "unified"],
-                Device::LevelZero => &["standard", "host_pinned", "unified", "peer"],
-                Device::Opencl => &["standard", "host_pinned", "unified"],
+                Device::Cpu => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                    ]
+                }
+                Device::Cuda => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Peer),
+                    ]
+                }
+                Device::Rocm => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Peer),
+                    ]
+                }
+                Device::Metal => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                    ]
+                }
+                Device::Vulkan => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Peer),
+                    ]
+                }
+                Device::Webgpu => {
+                    &[crate::wire::TagClass::Known(super::tags::MemoryClass::Standard)]
+                }
+                Device::Hexagon => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                    ]
+                }
+                Device::LevelZero => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Peer),
+                    ]
+                }
+                Device::Opencl => {
+                    &[
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+                        crate::wire::TagClass::Known(
+                            super::tags::MemoryClass::HostPinned,
+                        ),
+                        crate::wire::TagClass::Known(super::tags::MemoryClass::Unified),
+                    ]
+                }
             }
         }
         /// Memory classes valid on a private device.
-        pub const PRIVATE_MEMORY_CLASSES: &'static [&'static str] = &[
-            "standard",
-            "private",
+        pub const PRIVATE_MEMORY_CLASSES: &'static [crate::wire::TagClass<
+            super::tags::MemoryClass,
+        >] = &[
+            crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
+            crate::wire::TagClass::Private,
         ];
     }
     impl crate::wire::sealed::Sealed for Device {}

@@ -417,30 +417,32 @@ fn handles(f: &Facts<'_, '_>, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 "a buffer received over a network transport is not producer-synced",
             )?;
         }
-        let mem_name = match MemoryClass::classify(mem) {
-            TagClass::Known(m) => Some(m.name()),
-            TagClass::Private => Some("private"),
-            _ => None,
-        };
-        let allowed: &[&str] = match Device::classify(dev) {
+        let class = MemoryClass::classify(mem);
+        let allowed: &[TagClass<MemoryClass>] = match Device::classify(dev) {
             TagClass::Known(d) => d.memory_classes(),
             TagClass::Private => Device::PRIVATE_MEMORY_CLASSES,
             _ => &[],
         };
-        if let Some(m) = mem_name {
-            if m == "private" && !matches!(Device::classify(dev), TagClass::Private) {
+        match class {
+            TagClass::Private if !matches!(Device::classify(dev), TagClass::Private) => {
                 ctx.violation(
                     Rule::Bh12,
                     b.memory_class_at(),
                     format!("private memory class {mem:#04x} on non-private device {dev:#04x}"),
                 )?;
-            } else if !allowed.contains(&m) {
+            }
+            TagClass::Known(_) | TagClass::Private if !allowed.contains(&class) => {
+                let name = match class {
+                    TagClass::Known(m) => m.name().to_string(),
+                    _ => format!("{mem:#04x} (private)"),
+                };
                 ctx.violation(
                     Rule::Bh13,
                     b.memory_class_at(),
-                    format!("memory class {m} is not valid on device {dev:#04x}"),
+                    format!("memory class {name} is not valid on device {dev:#04x}"),
                 )?;
             }
+            _ => {}
         }
         match first {
             None => first = Some(b),

@@ -625,28 +625,41 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             }
         }
         Some(Role::Device) => {
+            // Each memory class named in the table, typed: an allocated class of the space
+            // that plays the memory_class role, or that space's private range (`private`).
+            let memory_class = space_type(spec, spec.roles.memory_class);
+            let class = |name: &String| {
+                if name == "private" {
+                    quote!(crate::wire::TagClass::Private)
+                } else {
+                    let v = camel(name);
+                    quote!(crate::wire::TagClass::Known(super::tags::#memory_class::#v))
+                }
+            };
             let lists: Vec<_> = tag_space
                 .tags
                 .iter()
                 .map(|t| {
-                    let m = match &t.attrs {
-                        TagAttrs::Device { memory_classes } => memory_classes.clone(),
+                    let m: Vec<_> = match &t.attrs {
+                        TagAttrs::Device { memory_classes } => {
+                            memory_classes.iter().map(class).collect()
+                        }
                         _ => Vec::new(),
                     };
                     quote!(&[#(#m),*])
                 })
                 .collect();
-            let private: Vec<String> = tag_space
+            let private: Vec<_> = tag_space
                 .ranges
                 .iter()
                 .filter(|r| r.kind == RangeKind::Private)
-                .flat_map(|r| r.memory_classes.clone())
+                .flat_map(|r| r.memory_classes.iter().map(class).collect::<Vec<_>>())
                 .collect();
             quote! {
-                /// Names of the memory classes valid on this device (BH-13); `private` is the private range.
-                pub fn memory_classes(self) -> &'static [&'static str] { match self { #(#ty::#vs => #lists,)* } }
+                /// The memory classes valid on this device (BH-13): allocated classes, and the private range as `TagClass::Private`.
+                pub fn memory_classes(self) -> &'static [crate::wire::TagClass<super::tags::#memory_class>] { match self { #(#ty::#vs => #lists,)* } }
                 /// Memory classes valid on a private device.
-                pub const PRIVATE_MEMORY_CLASSES: &'static [&'static str] = &[#(#private),*];
+                pub const PRIVATE_MEMORY_CLASSES: &'static [crate::wire::TagClass<super::tags::#memory_class>] = &[#(#private),*];
             }
         }
         Some(Role::Scheme) => {
