@@ -532,6 +532,11 @@ fn inspect_marks_the_failing_byte_of_a_rejected_input_and_exits_1() {
     // The table marks the byte with the error, without colour when not on a terminal.
     let table = String::from_utf8_lossy(&text.stdout);
     assert!(table.contains("^ error[major-version-too-high]"), "{table}");
+    // The rejection reads as `decode` prints it: the code once, the offset once.
+    assert_eq!(table.matches("error[").count(), 1, "{table}");
+    assert_eq!(table.matches("(at byte").count(), 1, "{table}");
+    let stderr = String::from_utf8_lossy(&text.stderr);
+    assert_eq!(stderr.matches("error[").count(), 1, "{stderr}");
     assert!(!table.contains('\x1b'));
 }
 

@@ -343,10 +343,12 @@ impl<R: Read> StreamReader<R> {
         let offsets: Vec<u64> = spans.iter().map(|s| s.0).collect();
         descriptor::check_data(&mut checked, &slices, &offsets, &self.config)?;
         let (head, depth) = (self.tracker.innermost_head(), self.tracker.depth());
-        let mut ctx = Ctx::new(&self.config);
-        self.tracker
-            .push(position, &format!("#{position}"), &checked.view, &mut ctx)?;
-        checked.warnings.extend(ctx.take_warnings());
+        if self.tracker.binds(&checked.view) {
+            let mut ctx = Ctx::new(&self.config);
+            self.tracker
+                .push(position, &format!("#{position}"), &checked.view, &mut ctx)?;
+            checked.warnings.extend(ctx.take_warnings());
+        }
         Ok(StreamTensor {
             position,
             descriptor_offset: d,
@@ -512,14 +514,16 @@ impl<W: Write> StreamWriter<W> {
         let (checked, end) = self.check(self.position, self.pos, descriptor, buffers)?;
         // The composite rules bind writers whatever a reader's mode (CV-6 is a rejection
         // unless permissive, and writers write for strict readers).
-        let strict = ReaderConfig::new();
-        let mut ctx = Ctx::new(&strict);
-        self.tracker.push(
-            self.position,
-            &format!("#{}", self.position),
-            &checked.view,
-            &mut ctx,
-        )?;
+        if self.tracker.binds(&checked.view) {
+            let strict = ReaderConfig::new();
+            let mut ctx = Ctx::new(&strict);
+            self.tracker.push(
+                self.position,
+                &format!("#{}", self.position),
+                &checked.view,
+                &mut ctx,
+            )?;
+        }
         self.put(descriptor, buffers, end)
     }
 

@@ -88,7 +88,8 @@ pub fn run(
     }
     match &report.error {
         Some(e) => {
-            eprintln!("error[{}]: {} (at byte {})", e.code(), e, e.offset());
+            // The contract's line (`error[<code>]: <message> (at byte <offset>)`), as `decode`.
+            eprintln!("{e}");
             ExitCode::from(1)
         }
         None => ExitCode::SUCCESS,
@@ -290,12 +291,8 @@ fn text(
         let line = if a.failing {
             let e = report.error.as_ref();
             let why = e.map_or(String::new(), |e| {
-                format!(
-                    "\n{:>10}  {indent}^ error[{}]: {e} (at byte {})",
-                    "",
-                    e.code(),
-                    e.offset()
-                )
+                // The error's Display is the contract's line, code and offset included.
+                format!("\n{:>10}  {indent}^ {e}", "")
             });
             paint("31;1", format!("{line}{why}"))
         } else {

@@ -74,6 +74,13 @@ impl Tracker {
         self.open.len()
     }
 
+    /// Whether the tensor `v` takes part in a composite: it joins an open one, or it is a
+    /// head. For any other, [`Self::push`] does nothing, and a caller may skip it (and the
+    /// name it would build for messages).
+    pub(crate) fn binds(&self, v: &DescriptorView<'_>) -> bool {
+        !self.open.is_empty() || matches!(v.layout_fields(), LayoutVariantView::Composite(_))
+    }
+
     /// The head of the innermost open composite, which the next tensor joins.
     pub(crate) fn innermost_head(&self) -> Option<usize> {
         self.open.last().map(|c| self.out[c.slot].head)
