@@ -57,18 +57,28 @@ pub struct Dims {
 }
 
 impl Dims {
+    /// No dimension.
+    const EMPTY: Dims = Dims {
+        len: 0,
+        dims: [0; FixedHeaderView::MAX_RANK as usize],
+    };
+
     /// The dimensions of `shape` (a parsed descriptor has at most `MAX_RANK`).
     #[inline]
     pub fn new<T: Scalar + Integer>(shape: Array<'_, T>) -> Dims {
-        let mut d = Dims {
-            len: 0,
-            dims: [0; FixedHeaderView::MAX_RANK as usize],
-        };
-        for (slot, x) in d.dims.iter_mut().zip(shape.iter()) {
-            *slot = x.to();
-            d.len += 1;
-        }
+        let mut d = Dims::EMPTY;
+        d.fill(shape);
         d
+    }
+
+    /// Replace the dimensions with those of `shape`, in place.
+    #[inline]
+    fn fill<T: Scalar + Integer>(&mut self, shape: Array<'_, T>) {
+        self.len = 0;
+        for (slot, x) in self.dims.iter_mut().zip(shape.iter()) {
+            *slot = x.to();
+            self.len += 1;
+        }
     }
 }
 
@@ -117,7 +127,6 @@ impl<'v, 'a> Facts<'v, 'a> {
     #[inline]
     pub fn new(v: &'v DescriptorView<'a>) -> Facts<'v, 'a> {
         let h = v.fixed_header();
-        let shape = Dims::new(v.shape());
         let type_tag = h.type_tag().raw();
         let elem = match ElementType::classify(type_tag) {
             TagClass::Known(t) => Some(ElementSize::of(t)),
@@ -133,11 +142,13 @@ impl<'v, 'a> Facts<'v, 'a> {
             Some(q) => scheme_params(&q.payload()),
             None => (None, Vec::new()),
         };
-        Facts {
+        // The dimensions are filled in place: `Dims` is the size of `MAX_RANK` extents, and
+        // building it apart and moving it in costs two copies of it per descriptor.
+        let mut f = Facts {
             v,
             rank: h.rank().to(),
-            count: elements::count(shape.iter().copied()),
-            shape,
+            count: None,
+            shape: Dims::EMPTY,
             elem,
             type_tag,
             layout,
@@ -145,7 +156,10 @@ impl<'v, 'a> Facts<'v, 'a> {
             buffers: v.buffer_table().buffers(),
             scheme,
             params,
-        }
+        };
+        f.shape.fill(v.shape());
+        f.count = elements::count(f.shape.iter().copied());
+        f
     }
 
     fn buffer(&self, i: u64) -> Option<BufferHandleView<'a>> {
