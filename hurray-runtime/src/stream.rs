@@ -534,6 +534,10 @@ impl<W: Write> StreamWriter<W> {
     pub fn write_composite(&mut self, tensors: &[(&[u8], &[&[u8]])]) -> Result<(), WriteError> {
         let strict = ReaderConfig::new();
         let mut group = Tracker::default();
+        // Inside a composite written one tensor at a time, the group is a member of what is
+        // open: it is checked there too, on a copy, kept once everything passed. Outside, the
+        // group's own checks are all there is (the same checks from nothing open).
+        let mut around = (self.tracker.depth() > 0).then(|| self.tracker.clone());
         let mut at = self.pos;
         let mut ends = Vec::with_capacity(tensors.len());
         for (k, (descriptor, buffers)) in tensors.iter().enumerate() {
@@ -547,13 +551,12 @@ impl<W: Write> StreamWriter<W> {
                     ),
                 )));
             }
+            let name = format!("#{}", self.position + k);
             let mut ctx = Ctx::new(&strict);
-            group.push(
-                self.position + k,
-                &format!("#{}", self.position + k),
-                &checked.view,
-                &mut ctx,
-            )?;
+            group.push(self.position + k, &name, &checked.view, &mut ctx)?;
+            if let Some(t) = around.as_mut() {
+                t.push(self.position + k, &name, &checked.view, &mut ctx)?;
+            }
             if k == 0 && group.depth() == 0 {
                 return Err(WriteError::Invalid(Error::new(
                     Rule::Cs1,
@@ -567,15 +570,21 @@ impl<W: Write> StreamWriter<W> {
         let mut ctx = Ctx::new(&strict);
         group.finish(&mut ctx)?;
         for (k, (descriptor, buffers)) in tensors.iter().enumerate() {
-            let view = descriptor::read(descriptor, &self.config)?.into_parts().0;
-            let mut ctx = Ctx::new(&strict);
-            self.tracker.push(
-                self.position,
-                &format!("#{}", self.position),
-                &view,
-                &mut ctx,
-            )?;
+            if around.is_none() {
+                // The checks `group` passed, from the same empty state: they pass again.
+                let view = descriptor::read(descriptor, &self.config)?.into_parts().0;
+                let mut ctx = Ctx::new(&strict);
+                self.tracker.push(
+                    self.position,
+                    &format!("#{}", self.position),
+                    &view,
+                    &mut ctx,
+                )?;
+            }
             self.put(descriptor, buffers, ends[k])?;
+        }
+        if let Some(t) = around {
+            self.tracker = t;
         }
         Ok(())
     }

@@ -541,3 +541,57 @@ fn inspect_annotates_every_byte_of_a_stream_once_and_its_data_where_the_reader_r
         }
     }
 }
+
+#[test]
+fn a_composite_written_whole_inside_one_written_a_tensor_at_a_time_is_checked_as_its_member() {
+    let m = manifest();
+    let tensor = |stream: usize, k: usize| -> (Vec<u8>, Vec<Vec<u8>>) {
+        let t = &m["streams"][stream]["tensors"][k];
+        let d = read(&dir().join(t["descriptor_file"].as_str().unwrap()));
+        let b = t["buffers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| hex(b["hex"].as_str().unwrap()))
+            .collect();
+        (d, b)
+    };
+    let stream_index = |file: &str| {
+        m["streams"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|s| s["file"] == file)
+            .unwrap()
+    };
+    let nested: Vec<_> = (0..6)
+        .map(|k| tensor(stream_index("composite_nested.bin"), k))
+        .collect();
+    let slices: Vec<Vec<&[u8]>> = nested
+        .iter()
+        .map(|(_, b)| b.iter().map(Vec::as_slice).collect())
+        .collect();
+    let t = |k: usize| (nested[k].0.as_slice(), slices[k].as_slice());
+    // The outer group one tensor at a time, its nested partition whole: the reference's bytes.
+    let mut w = StreamWriter::new(Vec::new());
+    w.write_tensor(t(0).0, t(0).1).unwrap();
+    w.write_tensor(t(1).0, t(1).1).unwrap();
+    w.write_composite(&[t(2), t(3), t(4)]).unwrap();
+    w.write_tensor(t(5).0, t(5).1).unwrap();
+    assert_eq!(
+        w.finish().unwrap(),
+        read(&dir().join("composite_nested.bin"))
+    );
+    // The same nested partition as a member of a partition head breaks that head's member
+    // rules: refused whole, nothing written, and the stream goes on.
+    let (ph, pb) = tensor(stream_index("composite.bin"), 0);
+    let pb: Vec<&[u8]> = pb.iter().map(Vec::as_slice).collect();
+    let mut w = StreamWriter::new(Vec::new());
+    w.write_tensor(&ph, &pb).unwrap();
+    let before = w.position();
+    match w.write_composite(&[t(2), t(3), t(4)]) {
+        Err(WriteError::Invalid(e)) => assert!(e.rule().is_some(), "{e}"),
+        other => panic!("accepted a member its head refuses: {other:?}"),
+    }
+    assert_eq!(w.position(), before);
+}

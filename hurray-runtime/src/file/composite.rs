@@ -39,7 +39,7 @@ const PAIR_SEARCH_PER_MEMBER: u64 = 64;
 const PAIR_SEARCH_BASE: u64 = 1 << 20;
 
 /// A member's box inside a partition's head: its shard offset and shape.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct MemberBox {
     shard_offset: Vec<u64>,
     shape: Vec<u64>,
@@ -48,7 +48,7 @@ struct MemberBox {
 }
 
 /// A composite whose members are still arriving.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Open {
     slot: usize,
     name: String,
@@ -62,7 +62,7 @@ struct Open {
 }
 
 /// Binds composites as tensors arrive in write order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Tracker {
     open: Vec<Open>,
     out: Vec<Composite>,
