@@ -2,7 +2,7 @@
 //! (256 dense `float32 [1048576]` tensors of 4 MiB), each against a plain `read` / `write` of
 //! the same bytes in the same run (the bound: the same input read through `Read` in the
 //! reader's chunk size, the same bytes appended to a reserved vector), and tensors per second
-//! on 100k tiny `float32 [4]` tensors. Set `HURRAY_BENCH_STREAM_MB` to change the 1 GB
+//! on 10k and 100k tiny `float32 [4]` tensors (1M with `HURRAY_BENCH_1M=1`). Set `HURRAY_BENCH_STREAM_MB` to change the 1 GB
 //! (e.g. 64 for a quick look). Figures go to BENCHMARKS.md by hand.
 
 use std::hint::black_box;
@@ -109,10 +109,25 @@ fn throughput(c: &mut Criterion) {
 }
 
 fn tiny(c: &mut Criterion) {
-    let n = 100_000;
+    // 10k and 100k, and 1M with `HURRAY_BENCH_1M=1` (as benches/scale.rs): the cost per
+    // tensor must stay flat as the count grows.
+    let mut counts = vec![10_000, 100_000];
+    if std::env::var_os("HURRAY_BENCH_1M").is_some() {
+        counts.push(1_000_000);
+    }
+    for n in counts {
+        tiny_rows(c, n);
+    }
+}
+
+fn tiny_rows(c: &mut Criterion, n: usize) {
     let (d, data, bytes) = stream_of(n, 4);
     let config = ReaderConfig::new();
-    let mut g = c.benchmark_group("stream-100k-tiny");
+    let label = match n {
+        n if n >= 1_000_000 => format!("{}M", n / 1_000_000),
+        n => format!("{}k", n / 1000),
+    };
+    let mut g = c.benchmark_group(format!("stream-{label}-tiny"));
     g.throughput(Throughput::Elements(n as u64));
     g.sample_size(10);
     g.measurement_time(Duration::from_secs(15));
