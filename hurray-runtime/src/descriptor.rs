@@ -102,13 +102,17 @@ pub fn read_exact<'a>(
 /// (every buffer after the first: sparse indices, block tables, quantization parameters; and
 /// the first when it holds parameters or `float8_e8m0` payload), and passes the rest through.
 pub(crate) fn held_buffers(view: &DescriptorView<'_>) -> Vec<bool> {
-    let facts = Facts::new(view);
-    let first = facts.type_tag
-        == crate::wire::TagSpace::value(crate::generated::tags::ElementType::Float8E8m0)
-        || facts.params.iter().any(|p| p.index == 0);
+    let first = first_buffer_held(view);
     (0..view.buffer_table().buffers().len())
         .map(|k| k > 0 || first)
         .collect()
+}
+
+/// Whether the data rules read the first buffer too ([`held_buffers`]: every later one they do).
+pub(crate) fn first_buffer_held(view: &DescriptorView<'_>) -> bool {
+    let facts = Facts::new(view);
+    facts.type_tag == crate::wire::TagSpace::value(crate::generated::tags::ElementType::Float8E8m0)
+        || facts.params.iter().any(|p| p.index == 0)
 }
 
 /// Apply the checks that need the tensor's data buffers (sparse structure, parameter values,

@@ -186,6 +186,8 @@ pub struct StreamReader<R> {
     tracker: Tracker,
     position: usize,
     descriptor: Vec<u8>,
+    /// The held buffers of the tensor being read (see `descriptor::first_buffer_held`).
+    kept: Vec<Vec<u8>>,
     ended: bool,
 }
 
@@ -200,6 +202,7 @@ impl<R: Read> StreamReader<R> {
             tracker: Tracker::default(),
             position: 0,
             descriptor: Vec::new(),
+            kept: Vec::new(),
             ended: false,
         }
     }
@@ -304,9 +307,8 @@ impl<R: Read> StreamReader<R> {
             self.config
                 .check_limit(Limit::BufferBytes, h.byte_size().to(), h.byte_size_at())?;
         }
-        let sizes: Vec<u64> = handles.iter().map(|h| h.byte_size().to()).collect();
         let start = d + u64::from(descriptor_length);
-        let spans = buffer_spans(start, 1, sizes.iter().copied()).ok_or_else(|| {
+        let spans = buffer_spans(start, 1, handles.iter().map(|h| h.byte_size().to())).ok_or_else(|| {
             Error::new(
                 Rule::Cs2,
                 start,
@@ -315,9 +317,12 @@ impl<R: Read> StreamReader<R> {
                 ),
             )
         })?;
-        let held = descriptor::held_buffers(&checked.view);
-        let mut kept: Vec<Vec<u8>> = Vec::with_capacity(spans.len());
+        let first_held = descriptor::first_buffer_held(&checked.view);
+        // The held buffers' vectors are the reader's own, reused from tensor to tensor.
+        let mut kept = std::mem::take(&mut self.kept);
+        kept.clear();
         for (k, &(s, e)) in spans.iter().enumerate() {
+            let held = k > 0 || first_held;
             // Grown as its bytes arrive, so a size the input does not hold allocates nothing.
             let mut buffer = Vec::new();
             while self.input.pos < e {
@@ -332,7 +337,7 @@ impl<R: Read> StreamReader<R> {
                 }
                 let chunk = self.input.peek(got);
                 sink(k, self.input.pos, chunk);
-                if held[k] {
+                if held {
                     buffer.extend_from_slice(chunk);
                 }
                 self.input.consume(got);
@@ -341,7 +346,12 @@ impl<R: Read> StreamReader<R> {
         }
         let slices: Vec<&[u8]> = kept.iter().map(Vec::as_slice).collect();
         let offsets: Vec<u64> = spans.iter().map(|s| s.0).collect();
-        descriptor::check_data(&mut checked, &slices, &offsets, &self.config)?;
+        let checked_data = descriptor::check_data(&mut checked, &slices, &offsets, &self.config);
+        drop(slices);
+        // The held bytes are dropped now, the vector of them kept for the next tensor.
+        kept.clear();
+        self.kept = kept;
+        checked_data?;
         let (head, depth) = (self.tracker.innermost_head(), self.tracker.depth());
         if self.tracker.binds(&checked.view) {
             let mut ctx = Ctx::new(&self.config);
@@ -349,11 +359,15 @@ impl<R: Read> StreamReader<R> {
                 .push(position, &format!("#{position}"), &checked.view, &mut ctx)?;
             checked.warnings.extend(ctx.take_warnings());
         }
+        let mut buffers = spans;
+        for b in &mut buffers {
+            b.1 -= b.0;
+        }
         Ok(StreamTensor {
             position,
             descriptor_offset: d,
             descriptor_length,
-            buffers: spans.iter().map(|&(s, e)| (s, e - s)).collect(),
+            buffers,
             descriptor: checked.view.owned(),
             dereferenceable: checked.dereferenceable,
             warnings: checked.warnings,
