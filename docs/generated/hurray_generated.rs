@@ -4348,6 +4348,19 @@ pub mod tags {
         /// No storage of its own: a composite head, whose elements live in its member tensors.
         Virtual,
     }
+    /// A float element format (`format` and `bias` in tags/element_type.toml): sign,
+    /// exponent and mantissa bits (of one part, for a complex type) and the exponent bias.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct FloatFormat {
+        /// Sign bits (0 or 1).
+        pub sign: u32,
+        /// Exponent bits.
+        pub exponent: u32,
+        /// Mantissa bits.
+        pub mantissa: u32,
+        /// The exponent bias.
+        pub bias: i64,
+    }
     /// A parameter buffer of a `scheme` value (its `parameters` in the spec).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     #[non_exhaustive]
@@ -5165,7 +5178,7 @@ pub mod tags {
                 ElementType::Complex128 => Packing::None,
             }
         }
-        /// Sign-exponent-mantissa bits, for float formats.
+        /// Sign-exponent-mantissa bits, for float formats, as the table writes them (`1-5-10`).
         pub fn format(self) -> &'static str {
             match self {
                 ElementType::Float16 => "1-5-10",
@@ -5194,6 +5207,128 @@ pub mod tags {
                 ElementType::Uint2 => "",
                 ElementType::Complex64 => "1-8-23",
                 ElementType::Complex128 => "1-11-52",
+            }
+        }
+        /// The float format, typed, with the table's exponent bias; `None` for a type with no format.
+        pub fn float_format(self) -> Option<FloatFormat> {
+            match self {
+                ElementType::Float16 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 5,
+                        mantissa: 10,
+                        bias: 15,
+                    })
+                }
+                ElementType::Bfloat16 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 8,
+                        mantissa: 7,
+                        bias: 127,
+                    })
+                }
+                ElementType::Float32 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 8,
+                        mantissa: 23,
+                        bias: 127,
+                    })
+                }
+                ElementType::Float64 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 11,
+                        mantissa: 52,
+                        bias: 1023,
+                    })
+                }
+                ElementType::Int8 => None,
+                ElementType::Uint8 => None,
+                ElementType::Int16 => None,
+                ElementType::Uint16 => None,
+                ElementType::Int32 => None,
+                ElementType::Uint32 => None,
+                ElementType::Int64 => None,
+                ElementType::Uint64 => None,
+                ElementType::Bool => None,
+                ElementType::Float8E4m3 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 4,
+                        mantissa: 3,
+                        bias: 7,
+                    })
+                }
+                ElementType::Float8E5m2 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 5,
+                        mantissa: 2,
+                        bias: 15,
+                    })
+                }
+                ElementType::Float8E8m0 => {
+                    Some(FloatFormat {
+                        sign: 0,
+                        exponent: 8,
+                        mantissa: 0,
+                        bias: 127,
+                    })
+                }
+                ElementType::Float4E2m1 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 2,
+                        mantissa: 1,
+                        bias: 1,
+                    })
+                }
+                ElementType::Float6E2m3 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 2,
+                        mantissa: 3,
+                        bias: 1,
+                    })
+                }
+                ElementType::Float6E3m2 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 3,
+                        mantissa: 2,
+                        bias: 3,
+                    })
+                }
+                ElementType::Float128 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 15,
+                        mantissa: 112,
+                        bias: 16383,
+                    })
+                }
+                ElementType::Int4 => None,
+                ElementType::Uint4 => None,
+                ElementType::Int2 => None,
+                ElementType::Uint2 => None,
+                ElementType::Complex64 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 8,
+                        mantissa: 23,
+                        bias: 127,
+                    })
+                }
+                ElementType::Complex128 => {
+                    Some(FloatFormat {
+                        sign: 1,
+                        exponent: 11,
+                        mantissa: 52,
+                        bias: 1023,
+                    })
+                }
             }
         }
     }

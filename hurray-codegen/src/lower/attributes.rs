@@ -423,10 +423,36 @@ impl Lower<'_> {
                 "whole-byte types use `packing = \"none\"`, 1/2/4-bit types `lsb_first`, 6-bit types `group_4_in_3`",
             );
         }
+        // A format is sign-exponent-mantissa bits that fill the element, or one part of a
+        // complex one.
+        let format = match &t.format {
+            None => None,
+            Some(f) => match FloatFormat::parse(f.get_ref()) {
+                Some(ff)
+                    if ff.sign <= 1
+                        && (ff.bits() == bits
+                            || (kind == ElementKind::Complex && 2 * ff.bits() == bits)) =>
+                {
+                    Some(ff)
+                }
+                _ => {
+                    self.err(
+                        &lints::BAD_VALUE,
+                        span(file, f),
+                        format!(
+                            "`{}` is not a float format of a {bits}-bit element",
+                            f.get_ref()
+                        ),
+                        "write sign-exponent-mantissa bits that add up to `bits` (a complex type's to half of it), the sign 0 or 1: `format = \"1-5-10\"`",
+                    );
+                    None
+                }
+            },
+        };
         Some(ElementTypeAttrs {
             bits,
             kind,
-            format: t.format.as_ref().map(|f| f.get_ref().clone()),
+            format,
             bias: t.bias.as_ref().map(|b| *b.get_ref()),
             packing,
         })

@@ -467,9 +467,46 @@ pub struct SchemeDefault {
 pub struct ElementTypeAttrs {
     pub bits: u32,
     pub kind: ElementKind,
-    pub format: Option<String>,
+    pub format: Option<FloatFormat>,
     pub bias: Option<i64>,
     pub packing: Packing,
+}
+
+/// A float format's bits (`format = "1-5-10"`): sign, exponent and mantissa, which sum to the
+/// type's width (or to one part's, for a complex type); parsed and checked when the spec loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatFormat {
+    pub sign: u32,
+    pub exponent: u32,
+    pub mantissa: u32,
+}
+
+impl FloatFormat {
+    /// `sign-exponent-mantissa`, each a decimal number; `None` for any other text.
+    pub fn parse(text: &str) -> Option<FloatFormat> {
+        let mut parts = text.split('-').map(|p| {
+            (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && p.len() <= 3)
+                .then(|| p.parse::<u32>().ok())
+                .flatten()
+        });
+        let f = FloatFormat {
+            sign: parts.next()??,
+            exponent: parts.next()??,
+            mantissa: parts.next()??,
+        };
+        parts.next().is_none().then_some(f)
+    }
+
+    /// Its width in bits.
+    pub fn bits(self) -> u32 {
+        self.sign + self.exponent + self.mantissa
+    }
+}
+
+impl std::fmt::Display for FloatFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}-{}", self.sign, self.exponent, self.mantissa)
+    }
 }
 
 /// `a * rank + b`.

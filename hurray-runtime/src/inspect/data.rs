@@ -14,7 +14,7 @@
 //! multiple of the input.
 
 use crate::descriptor::Checked;
-use crate::generated::tags::{ElementKind, ElementType, LayoutClass, Packing};
+use crate::generated::tags::{ElementKind, ElementType, FloatFormat, LayoutClass, Packing};
 use crate::semantic::Facts;
 use crate::structures::SchemeVariantView;
 use crate::wire::{TagClass, TagSpace};
@@ -180,103 +180,66 @@ pub fn decode(t: ElementType, bytes: &[u8], n: usize) -> Values {
             .collect(),
         ),
         ElementKind::Bool => Values::Bool(raws.map(|r| r != 0).collect()),
-        ElementKind::Float | ElementKind::Scale => {
-            let f = Format::of(t);
-            Values::Float(raws.map(|r| f.value(r)).collect())
-        }
+        // The format and its bias are the table's (`format`, `bias` in tags/element_type.toml);
+        // a float type the table gives no format decodes as NaN.
+        ElementKind::Float | ElementKind::Scale => match t.float_format() {
+            Some(f) => Values::Float(raws.map(|r| value(f, r)).collect()),
+            None => Values::Float(raws.map(|_| f64::NAN).collect()),
+        },
         ElementKind::Complex => {
             let half = bits / 2;
-            let f = Format::ieee(half);
-            Values::Complex(
-                raws.map(|r| (f.value(r & ((1u128 << half) - 1)), f.value(r >> half)))
-                    .collect(),
-            )
+            match t.float_format() {
+                Some(f) => Values::Complex(
+                    raws.map(|r| (value(f, r & ((1u128 << half) - 1)), value(f, r >> half)))
+                        .collect(),
+                ),
+                None => Values::Complex(raws.map(|_| (f64::NAN, f64::NAN)).collect()),
+            }
         }
     }
 }
 
-/// A float format: sign, exponent and mantissa bits.
-#[derive(Clone, Copy, Debug)]
-struct Format {
-    sign: u32,
-    exponent: u32,
-    mantissa: u32,
-}
-
-impl Format {
-    /// From the type's `format` attribute (`1-5-10`).
-    fn of(t: ElementType) -> Format {
-        let mut parts = t.format().split('-').map(|p| p.parse::<u32>().unwrap_or(0));
-        let (sign, exponent, mantissa) = (
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-            parts.next().unwrap_or(0),
-        );
-        Format {
-            sign,
-            exponent,
-            mantissa,
-        }
+/// The value of the raw bits `r` in the float format `f`, its bias the table's.
+fn value(f: FloatFormat, r: u128) -> f64 {
+    let (e_bits, m_bits) = (f.exponent, f.mantissa);
+    if e_bits == 0 || e_bits > 16 {
+        return f64::NAN;
     }
-
-    /// The IEEE 754 format of `bits` (32 or 64: a complex part).
-    fn ieee(bits: u32) -> Format {
-        if bits == 64 {
-            Format {
-                sign: 1,
-                exponent: 11,
-                mantissa: 52,
-            }
-        } else {
-            Format {
-                sign: 1,
-                exponent: 8,
-                mantissa: 23,
-            }
-        }
-    }
-
-    fn value(self, r: u128) -> f64 {
-        let (e_bits, m_bits) = (self.exponent, self.mantissa);
-        if e_bits == 0 || e_bits > 16 {
+    let m = r & ((1u128 << m_bits) - 1);
+    let e = ((r >> m_bits) & ((1u128 << e_bits) - 1)) as i64;
+    let negative = f.sign == 1 && (r >> (m_bits + e_bits)) & 1 == 1;
+    let bias = f.bias;
+    let all_ones = (1i64 << e_bits) - 1;
+    let width = f.sign + e_bits + m_bits;
+    if m_bits == 0 {
+        // An exponent-only scale: 2^(b - bias), the all-ones byte NaN.
+        if e == all_ones {
             return f64::NAN;
         }
-        let m = r & ((1u128 << m_bits) - 1);
-        let e = ((r >> m_bits) & ((1u128 << e_bits) - 1)) as i64;
-        let negative = self.sign == 1 && (r >> (m_bits + e_bits)) & 1 == 1;
-        let bias = (1i64 << (e_bits - 1)) - 1;
-        let all_ones = (1i64 << e_bits) - 1;
-        let width = self.sign + e_bits + m_bits;
-        if m_bits == 0 {
-            // An exponent-only scale: 2^(b - bias), the all-ones byte NaN.
-            if e == all_ones {
-                return f64::NAN;
-            }
-            return 2f64.powi((e - bias) as i32);
-        }
-        let special = if e_bits >= 5 {
-            e == all_ones
-        } else {
-            width == 8 && e == all_ones && m == (1u128 << m_bits) - 1
-        };
-        let magnitude = if special {
-            if e_bits >= 5 && m == 0 {
-                f64::INFINITY
-            } else {
-                return f64::NAN;
-            }
-        } else {
-            // The mantissa's top 52 bits are enough for an f64.
-            let keep = m_bits.min(52);
-            let frac = (m >> (m_bits - keep)) as f64 / 2f64.powi(keep as i32);
-            if e == 0 {
-                frac * 2f64.powi((1 - bias) as i32)
-            } else {
-                (1.0 + frac) * 2f64.powi((e - bias) as i32)
-            }
-        };
-        if negative { -magnitude } else { magnitude }
+        return 2f64.powi((e - bias) as i32);
     }
+    let special = if e_bits >= 5 {
+        e == all_ones
+    } else {
+        width == 8 && e == all_ones && m == (1u128 << m_bits) - 1
+    };
+    let magnitude = if special {
+        if e_bits >= 5 && m == 0 {
+            f64::INFINITY
+        } else {
+            return f64::NAN;
+        }
+    } else {
+        // The mantissa's top 52 bits are enough for an f64.
+        let keep = m_bits.min(52);
+        let frac = (m >> (m_bits - keep)) as f64 / 2f64.powi(keep as i32);
+        if e == 0 {
+            frac * 2f64.powi((1 - bias) as i32)
+        } else {
+            (1.0 + frac) * 2f64.powi((e - bias) as i32)
+        }
+    };
+    if negative { -magnitude } else { magnitude }
 }
 
 #[cfg(test)]

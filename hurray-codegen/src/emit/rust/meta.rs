@@ -219,6 +219,21 @@ pub fn tags(spec: &Spec) -> TokenStream {
         "How sub-byte elements share bytes.",
     ));
     out.extend(word_enum::<LayoutClass>("LayoutClass", "A layout's class."));
+    out.extend(quote! {
+        /// A float element format (`format` and `bias` in tags/element_type.toml): sign,
+        /// exponent and mantissa bits (of one part, for a complex type) and the exponent bias.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct FloatFormat {
+            /// Sign bits (0 or 1).
+            pub sign: u32,
+            /// Exponent bits.
+            pub exponent: u32,
+            /// Mantissa bits.
+            pub mantissa: u32,
+            /// The exponent bias.
+            pub bias: i64,
+        }
+    });
     out.extend(scheme_parameters(spec));
     for (i, tag_space) in spec.spaces.iter().enumerate() {
         let id = SpaceId(i as u32);
@@ -463,7 +478,22 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .collect();
             let formats: Vec<_> = attrs
                 .iter()
-                .map(|a| a.format.clone().unwrap_or_default())
+                .map(|a| a.format.map(|f| f.to_string()).unwrap_or_default())
+                .collect();
+            let float_formats: Vec<_> = attrs
+                .iter()
+                .map(|a| match (a.format, a.bias) {
+                    (Some(f), Some(bias)) => {
+                        let (s, e, m) = (
+                            Literal::u32_unsuffixed(f.sign),
+                            Literal::u32_unsuffixed(f.exponent),
+                            Literal::u32_unsuffixed(f.mantissa),
+                        );
+                        let b = Literal::i64_unsuffixed(bias);
+                        quote!(Some(FloatFormat { sign: #s, exponent: #e, mantissa: #m, bias: #b }))
+                    }
+                    _ => quote!(None),
+                })
                 .collect();
             quote! {
                 /// Bit width of one element.
@@ -472,8 +502,10 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn kind(self) -> ElementKind { match self { #(#ty::#vs => #kinds,)* } }
                 /// How sub-byte elements share bytes.
                 pub fn packing(self) -> Packing { match self { #(#ty::#vs => #packing,)* } }
-                /// Sign-exponent-mantissa bits, for float formats.
+                /// Sign-exponent-mantissa bits, for float formats, as the table writes them (`1-5-10`).
                 pub fn format(self) -> &'static str { match self { #(#ty::#vs => #formats,)* } }
+                /// The float format, typed, with the table's exponent bias; `None` for a type with no format.
+                pub fn float_format(self) -> Option<FloatFormat> { match self { #(#ty::#vs => #float_formats,)* } }
             }
         }
         Some(Role::Layout) => {
