@@ -10,7 +10,7 @@ use super::size::Integer;
 use crate::ctx::Ctx;
 use crate::error::Error;
 use crate::generated::rules::Rule;
-use crate::generated::tags::{BlockTableIndexType, ElementType, LayoutClass};
+use crate::generated::tags::{BlockTableIndexType, ElementType, FloatFormat, LayoutClass};
 use crate::structures::{LayoutVariantView, SchemeVariantView};
 use crate::wire::{Array, TagClass, TagSpace};
 
@@ -417,12 +417,15 @@ fn parameters(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result
             )?;
         }
         SchemeVariantView::PerBlockAffine(p) => {
-            let width = match ElementType::classify(p.scale_type_tag().raw()) {
-                TagClass::Known(ElementType::Float16) => 2,
-                TagClass::Known(ElementType::Bfloat16) => 3,
-                _ => 4,
+            // The scale type is one the table allows (PB-10: float16, bfloat16, float32); its
+            // width and float format are the table's (tags/element_type.toml).
+            let TagClass::Known(scale) = ElementType::classify(p.scale_type_tag().raw()) else {
+                return Ok(());
             };
-            let bytes = if width == 4 { 4 } else { 2 };
+            let Some(format) = scale.float_format() else {
+                return Ok(());
+            };
+            let bytes = (scale.bits() / 8).max(1) as usize;
             let n = if shared {
                 sb.len() / (bytes + 4)
             } else {
@@ -430,19 +433,11 @@ fn parameters(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result
             };
             for i in 0..n {
                 let at = sbase + (i * bytes) as u64;
-                let (finite, zero) = match width {
-                    2 => half(u16::from_le_bytes([sb[2 * i], sb[2 * i + 1]]), 10),
-                    3 => half(u16::from_le_bytes([sb[2 * i], sb[2 * i + 1]]), 7),
-                    _ => {
-                        let x = f32::from_le_bytes([
-                            sb[4 * i],
-                            sb[4 * i + 1],
-                            sb[4 * i + 2],
-                            sb[4 * i + 3],
-                        ]);
-                        (x.is_finite(), x == 0.0)
-                    }
-                };
+                let raw = sb[i * bytes..(i + 1) * bytes]
+                    .iter()
+                    .rev()
+                    .fold(0u64, |acc, b| (acc << 8) | u64::from(*b));
+                let (finite, zero) = finite_and_zero(format, raw);
                 if !finite || zero {
                     ctx.violation(
                         Rule::Pb8,
@@ -479,10 +474,13 @@ fn parameters(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result
     Ok(())
 }
 
-/// `(finite, zero)` of a 16-bit float with `mantissa` bits (float16: 10, bfloat16: 7).
-fn half(bits: u16, mantissa: u32) -> (bool, bool) {
-    let exp_mask = (0x7FFFu16 >> mantissa) << mantissa;
-    (bits & exp_mask != exp_mask, bits & 0x7FFF == 0)
+/// `(finite, zero)` of the raw bits of a float in format `f` (an all-ones exponent is an
+/// infinity or a NaN; zero is a zero magnitude, either sign).
+fn finite_and_zero(f: FloatFormat, raw: u64) -> (bool, bool) {
+    let (e, m) = (f.exponent.min(63), f.mantissa.min(63));
+    let exp_mask = ((1u64 << e) - 1) << m;
+    let magnitude = (1u64 << (e + m).min(63)) - 1;
+    (raw & exp_mask != exp_mask, raw & magnitude == 0)
 }
 
 fn f32_scales(
@@ -585,4 +583,31 @@ fn e8m0(f: &Facts<'_, '_>, data: Buffers<'_>, ctx: &mut Ctx<'_>) -> Result<(), E
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::finite_and_zero;
+    use crate::generated::tags::ElementType;
+
+    /// PB-8's scale check reads each scale type's format from the table: an all-ones exponent
+    /// is not finite, a zero magnitude is zero, in float16, bfloat16 and float32 alike.
+    #[test]
+    fn scales_are_judged_by_their_tables_format() {
+        let cases: [(ElementType, u64, (bool, bool)); 9] = [
+            (ElementType::Float16, 0x3C00, (true, false)),
+            (ElementType::Float16, 0x7C00, (false, false)),
+            (ElementType::Float16, 0x8000, (true, true)),
+            (ElementType::Bfloat16, 0x3F80, (true, false)),
+            (ElementType::Bfloat16, 0xFF80, (false, false)),
+            (ElementType::Bfloat16, 0x0000, (true, true)),
+            (ElementType::Float32, 0x3F80_0000, (true, false)),
+            (ElementType::Float32, 0x7FC0_0000, (false, false)),
+            (ElementType::Float32, 0x8000_0000, (true, true)),
+        ];
+        for (t, raw, want) in cases {
+            let f = t.float_format().expect("a float type has a format");
+            assert_eq!(finite_and_zero(f, raw), want, "{t:?} {raw:#x}");
+        }
+    }
 }
