@@ -342,12 +342,16 @@ name = "x_walkthrough_e3m4"
 title = "FP8 E3M4"
 since = "${descriptor+minor}"
 bits = 8
+kind = "float"
+format = "1-3-4"
 '''
 replace = '''
 name = "x_walkthrough_e3m4"
 title = "FP8 E3M4"
 since = "${descriptor+minor}"
 bits = 16
+kind = "float"
+format = "1-5-10"
 '''
 "#,
     );
