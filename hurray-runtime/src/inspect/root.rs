@@ -2,12 +2,9 @@
 //! descriptor's root that both the descriptor and the file walks share.
 
 use super::walk::{Cursor, Stop, Walker};
-use crate::ctx::{Ctx, ReaderConfig, Warning};
+use crate::ctx::Warning;
 use crate::error::Error;
 use crate::generated::annotate::{DescriptorWalk, walk_descriptor};
-use crate::generated::rules::Rule;
-use crate::structures::FileHeaderView;
-use crate::wire::Reader;
 
 /// What the input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,19 +22,10 @@ pub enum Input {
 impl Input {
     /// The input's magic says what it is: a file's header magic, else a descriptor.
     pub fn of(bytes: &[u8]) -> Input {
-        let mut head = [0u8; FileHeaderView::SIZE];
-        let n = bytes.len().min(head.len());
-        head[..n].copy_from_slice(&bytes[..n]);
-        let config = ReaderConfig::new();
-        let mut ctx = Ctx::new(&config);
-        match FileHeaderView::parse(&mut Reader::new(&head, 0, Rule::Len3), &mut ctx) {
-            Err(e)
-                if e.rule() == Some(Rule::F1)
-                    && e.offset() == FileHeaderView::OFFSET_MAGIC as u64 =>
-            {
-                Input::Descriptor
-            }
-            _ => Input::File,
+        if crate::file::starts_file(bytes) {
+            Input::File
+        } else {
+            Input::Descriptor
         }
     }
 
