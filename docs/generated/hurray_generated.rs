@@ -32,6 +32,8 @@ pub mod axes {
         Descriptor,
         /// File container (HRRYFILE)
         Container,
+        /// Interchange protocol (framed messages)
+        Protocol,
         /// Per-tensor affine scheme payload
         SchemePerTensorAffine,
         /// Per-channel affine scheme payload
@@ -48,6 +50,7 @@ pub mod axes {
         pub const ALL: &'static [Axis] = &[
             Axis::Descriptor,
             Axis::Container,
+            Axis::Protocol,
             Axis::SchemePerTensorAffine,
             Axis::SchemePerChannelAffine,
             Axis::SchemePerBlockAffine,
@@ -59,6 +62,7 @@ pub mod axes {
             match self {
                 Axis::Descriptor => "descriptor",
                 Axis::Container => "container",
+                Axis::Protocol => "protocol",
                 Axis::SchemePerTensorAffine => "scheme.per_tensor_affine",
                 Axis::SchemePerChannelAffine => "scheme.per_channel_affine",
                 Axis::SchemePerBlockAffine => "scheme.per_block_affine",
@@ -71,11 +75,12 @@ pub mod axes {
             match self {
                 Axis::Descriptor => 0,
                 Axis::Container => 1,
-                Axis::SchemePerTensorAffine => 2,
-                Axis::SchemePerChannelAffine => 3,
-                Axis::SchemePerBlockAffine => 4,
-                Axis::SchemeNf4 => 5,
-                Axis::SchemeMxfp => 6,
+                Axis::Protocol => 2,
+                Axis::SchemePerTensorAffine => 3,
+                Axis::SchemePerChannelAffine => 4,
+                Axis::SchemePerBlockAffine => 5,
+                Axis::SchemeNf4 => 6,
+                Axis::SchemeMxfp => 7,
             }
         }
         /// The axis of that name in the spec.
@@ -87,6 +92,7 @@ pub mod axes {
             match self {
                 Axis::Descriptor => crate::version::Version::new(1, 0),
                 Axis::Container => crate::version::Version::new(1, 0),
+                Axis::Protocol => crate::version::Version::new(1, 1),
                 Axis::SchemePerTensorAffine => crate::version::Version::new(1, 1),
                 Axis::SchemePerChannelAffine => crate::version::Version::new(1, 1),
                 Axis::SchemePerBlockAffine => crate::version::Version::new(1, 1),
@@ -99,6 +105,7 @@ pub mod axes {
             match self {
                 Axis::Descriptor => crate::version::Version::new(1, 0),
                 Axis::Container => crate::version::Version::new(1, 0),
+                Axis::Protocol => crate::version::Version::new(1, 1),
                 Axis::SchemePerTensorAffine => crate::version::Version::new(1, 1),
                 Axis::SchemePerChannelAffine => crate::version::Version::new(1, 1),
                 Axis::SchemePerBlockAffine => crate::version::Version::new(1, 1),
@@ -111,6 +118,7 @@ pub mod axes {
             match self {
                 Axis::Descriptor => crate::version::AxisStyle::MajorMinor,
                 Axis::Container => crate::version::AxisStyle::MajorMinor,
+                Axis::Protocol => crate::version::AxisStyle::Negotiated,
                 Axis::SchemePerTensorAffine => crate::version::AxisStyle::Scheme,
                 Axis::SchemePerChannelAffine => crate::version::AxisStyle::Scheme,
                 Axis::SchemePerBlockAffine => crate::version::AxisStyle::Scheme,
@@ -135,6 +143,7 @@ pub mod axes {
                         crate::generated::rules::Rule::Ver2,
                     ))
                 }
+                Axis::Protocol => None,
                 Axis::SchemePerTensorAffine => None,
                 Axis::SchemePerChannelAffine => None,
                 Axis::SchemePerBlockAffine => None,
@@ -151,6 +160,7 @@ pub mod axes {
                 Axis::Container => {
                     (Some("container_version_major"), "container_version_minor")
                 }
+                Axis::Protocol => (None, "protocol_version"),
                 Axis::SchemePerTensorAffine => (None, "scheme_version"),
                 Axis::SchemePerChannelAffine => (None, "scheme_version"),
                 Axis::SchemePerBlockAffine => (None, "scheme_version"),
@@ -200,6 +210,10 @@ pub mod rules {
         Both,
         /// The spec editor: a rule of the amendment process.
         Editor,
+        /// The server of the interchange protocol (the peer that answers requests and takes pushes), as sender and receiver of messages.
+        Server,
+        /// The client of the interchange protocol (the peer that sends the first HELLO, requests and pushes), as sender and receiver of messages.
+        Client,
     }
     /// Where a rule is enforced.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -219,6 +233,8 @@ pub mod rules {
         Derive,
         /// Nothing: no software can enforce or observe the rule (`Rule::unenforceable` says why).
         Unenforceable,
+        /// Nothing yet: software can enforce the rule, but the part that will (the interchange protocol's session state machine) is not built. Listed as pending by `hurray-spec rules`; never counted as enforced.
+        Pending,
     }
     /// Every rule of the facts sheets (spec/rules). A minor spec release adds rules, so a
     /// `match` outside this crate needs a wildcard arm.
@@ -511,6 +527,236 @@ pub mod rules {
         Dat3,
         /// DAT-4: 6-bit element data (float6_e2m3, float6_e3m2) is accessed per 3-byte group of 4 elements, never through the per-element byte and bit formula.
         Dat4,
+        /// IX-1: every multi-byte field little-endian; no endianness negotiation; big-endian hosts byte-swap.
+        Ix1,
+        /// IX-2: read exactly payload_length bytes as the payload.
+        Ix2,
+        /// IX-3: payload_length above the configured maximum → reject the message and send ERROR.
+        Ix3,
+        /// IX-4: never use stream_id = 0x00000000.
+        Ix4,
+        /// IX-5: unrecognised message_type → send ERROR, close the stream.
+        Ix5,
+        /// IX-6: private message types 0xF0–0xFE only to a peer that agreed out of band.
+        Ix6,
+        /// IX-7: never send message type 0x000000FF.
+        Ix7,
+        /// IX-8: send CLIENT_HELLO as the first message on every new connection.
+        Ix8,
+        /// IX-9: send SERVER_HELLO before any other message.
+        Ix9,
+        /// IX-10: cannot meet the minimum requirements (e.g. protocol version) → send ERROR instead of SERVER_HELLO and close the connection.
+        Ix10,
+        /// IX-11: SERVER_HELLO.protocol_version ≤ CLIENT_HELLO.protocol_version.
+        Ix11,
+        /// IX-12: capability_flags bits 4–63 = 0.
+        Ix12,
+        /// IX-13: RDMA_GPUDIRECT (bit 3) set ⇒ RDMA_DATA_PLANE (bit 2) set.
+        Ix13,
+        /// IX-14: memory-class list absent or empty ⇒ treat the peer as supporting STANDARD (0x00) only.
+        Ix14,
+        /// IX-15: the protocol's device-tag table stays identical to the buffer-protocol table.
+        Ix15,
+        /// IX-16: private device tags 0xF0–0xFE only between parties with an out-of-band agreement; never use 0x09–0xEF.
+        Ix16,
+        /// IX-17: a non-extension layout entry is exactly its 1 tag byte, no length, no metadata.
+        Ix17,
+        /// IX-18: an extension entry (0xF0–0xFE) carries u16 ext_metadata_length and that many metadata bytes.
+        Ix18,
+        /// IX-19: skip an extension entry whose metadata it does not understand, using ext_metadata_length.
+        Ix19,
+        /// IX-20: never reject a layout list only because it contains unrecognised extension entries.
+        Ix20,
+        /// IX-21: min_alignment is a power of two.
+        Ix21,
+        /// IX-22: request_flags bits 2–31 = 0.
+        Ix22,
+        /// IX-23: layout_count = 0 expresses "no layout preference".
+        Ix23,
+        /// IX-24: follow the selection rules of §8 in order: first preferred entry that is stored natively, or transcodable with ALLOW_TRANSCODE set.
+        Ix24,
+        /// IX-25: no preferred entry satisfiable (or empty list) → serve the native stored layout.
+        Ix25,
+        /// IX-26: state the chosen layout in the TENSOR_DESCRIPTOR.
+        Ix26,
+        /// IX-27: be ready to receive any layout listed in the server's supported_layouts, preferred or not.
+        Ix27,
+        /// IX-28: transcoding keeps rank, shape and every element value; only the memory layout changes.
+        Ix28,
+        /// IX-29: never transcode when a buffer larger than the configured transcoding memory limit would be materialised; fall through to the next preference or the native layout.
+        Ix29,
+        /// IX-30: preferred_device in the server's supported_devices and servable now → place the response buffers there.
+        Ix30,
+        /// IX-31: CPU preferred and CPU not servable → ERROR DEVICE_UNAVAILABLE, close the stream.
+        Ix31,
+        /// IX-32: non-CPU preferred and not servable → ERROR DEVICE_UNAVAILABLE, close the stream; never fall back silently.
+        Ix32,
+        /// IX-33: the only silent fallback: an advertised device transiently unavailable may be replaced by CPU, and only if the client listed CPU in CLIENT_HELLO.
+        Ix33,
+        /// IX-34: report the actual device in the device_tag of every buffer handle; all handles of a tensor share one device_tag.
+        Ix34,
+        /// IX-35: device_tag differs from preferred_device → accept it (if listed in its supported_devices) or close the stream with ERROR.
+        Ix35,
+        /// IX-36: never send a memory class the client did not advertise; report the actual memory_class in the descriptor (stated in a non-normative note, I19).
+        Ix36,
+        /// IX-37: per tensor send TENSOR_DESCRIPTOR, then zero or more TENSOR_DATA, then TENSOR_DATA_END.
+        Ix37,
+        /// IX-38: total_data_bytes \> 0 ⇒ at least one TENSOR_DATA frame.
+        Ix38,
+        /// IX-39: total_data_bytes = 0 ⇒ no TENSOR_DATA frame; TENSOR_DATA_END directly after the descriptor.
+        Ix39,
+        /// IX-40: accept TENSOR_DESCRIPTOR directly followed by TENSOR_DATA_END when total_data_bytes = 0.
+        Ix40,
+        /// IX-41: never interpret data frames before their tensor's (or shard's) TENSOR_DESCRIPTOR.
+        Ix41,
+        /// IX-42: frames of one tensor in ascending byte_offset_in_buffer, no gaps, no overlaps.
+        Ix42,
+        /// IX-43: sum of frame data lengths = total_data_bytes.
+        Ix43,
+        /// IX-44: TENSOR_DATA_END, TENSOR_PUT_ACK and RDMA_READY carry an empty payload.
+        Ix44,
+        /// IX-45: non-parallel transfer: shard_index = 0, total_shards = 1.
+        Ix45,
+        /// IX-46: read each buffer handle's sync_mode and apply its rule before touching the buffer's bytes.
+        Ix46,
+        /// IX-47: cross-machine: sync_mode = 0x00 in every buffer handle of a transmitted descriptor.
+        Ix47,
+        /// IX-48: cross-machine: reject a TENSOR_DESCRIPTOR whose handles declare any other sync_mode.
+        Ix48,
+        /// IX-49: never read the transferred buffer before TENSOR_DATA_END; after it, treat the buffer as producer-synced.
+        Ix49,
+        /// IX-50: a composite head goes as TENSOR_DESCRIPTOR (layout_tag = 0x0B, buffer_count = 0, total_data_bytes = 0) + TENSOR_DATA_END, no frames.
+        Ix50,
+        /// IX-51: head descriptor before the members' descriptors, which precede their data; the N members follow the head directly, nested heads in pre-order.
+        Ix51,
+        /// IX-52: bind the next N tensors to a head with member_count = N; nested heads bind their members first.
+        Ix52,
+        /// IX-53: enforce the maximum composite nesting depth (8 levels) and reject deeper nesting.
+        Ix53,
+        /// IX-54: run the close-time validation at the Nth member's TENSOR_DATA_END.
+        Ix54,
+        /// IX-55: per-member check failure → reject the composite, send ERROR, close the stream.
+        Ix55,
+        /// IX-56: (strict) reject a torn composite.
+        Ix56,
+        /// IX-57: (permissive) may expose the arrived members of a torn composite as independent shard tensors; never present the composite as complete.
+        Ix57,
+        /// IX-58: ask for parallel shards only through PARALLEL_OK in TENSOR_REQUEST.
+        Ix58,
+        /// IX-59: send each shard on its own stream, each with its own TENSOR_DESCRIPTOR → TENSOR_DATA → TENSOR_DATA_END.
+        Ix59,
+        /// IX-60: every shard descriptor carries a shard section (parent_shape, shard_offset, shard shape) and the transport fields shard_index, total_shards.
+        Ix60,
+        /// IX-61: all shards of one tensor share parent_shape, element type and (outer) layout tag.
+        Ix61,
+        /// IX-62: the shard boxes cover parent_shape exactly, without overlap.
+        Ix62,
+        /// IX-63: validate shard consistency once all shard descriptors have arrived.
+        Ix63,
+        /// IX-64: reject a parallel transfer in which any shard descriptor breaks the consistency rules.
+        Ix64,
+        /// IX-65: reassemble by placing each shard at its shard_offset in a buffer sized for parent_shape.
+        Ix65,
+        /// IX-66: use the RDMA data plane only when both HELLOs carry RDMA_DATA_PLANE.
+        Ix66,
+        /// IX-67: handle both paths (frames or RDMA handshake) for any requested tensor.
+        Ix67,
+        /// IX-68: send TENSOR_DESCRIPTOR before RDMA_REGISTER.
+        Ix68,
+        /// IX-69: send RDMA_REGISTER on the same stream as its TENSOR_DESCRIPTOR.
+        Ix69,
+        /// IX-70: RDMA_REGISTER.length (source and destination) = total_data_bytes of the tensor.
+        Ix70,
+        /// IX-71: cannot complete RDMA setup → send ERROR instead of RDMA_READY.
+        Ix71,
+        /// IX-72: (source owner) after that ERROR, fall back to TENSOR_DATA frames on the control plane (I20).
+        Ix72,
+        /// IX-73: a destination RDMA_REGISTER only when both HELLOs carry RDMA_GPUDIRECT.
+        Ix73,
+        /// IX-74: (destination owner) send the destination RDMA_REGISTER after the source one and before RDMA_READY.
+        Ix74,
+        /// IX-75: (destination owner) register a region on the device type of the descriptor's device_tag.
+        Ix75,
+        /// IX-76: (destination owner) after a device fallback, never register a region on the originally requested device; proceed without GPUDirect or close the stream with ERROR.
+        Ix76,
+        /// IX-77: (source owner) no destination RDMA_REGISTER → use its own destination handling (typically the library's staging area in the receiver's host memory).
+        Ix77,
+        /// IX-78: (source owner) destination RDMA_REGISTER received but GPUDirect write impossible → send ERROR (I21).
+        Ix78,
+        /// IX-79: (source owner) send TENSOR_DATA_END only after the RDMA operation has completed on its side.
+        Ix79,
+        /// IX-80: push as TENSOR_PUT, then TENSOR_DATA frames (or the RDMA handshake), then TENSOR_DATA_END.
+        Ix80,
+        /// IX-81: send TENSOR_PUT_ACK only for a completely received and accepted tensor.
+        Ix81,
+        /// IX-82: refusing a push (any reason) → ERROR instead of TENSOR_PUT_ACK, close the stream.
+        Ix82,
+        /// IX-83: cannot accept the pushed tensor on its declared device → ERROR DEVICE_UNAVAILABLE before any RDMA message, close the stream.
+        Ix83,
+        /// IX-84: never place pushed buffers silently on a device other than the declared one.
+        Ix84,
+        /// IX-85: destination RDMA_REGISTER of a push names a region on the client-declared device type.
+        Ix85,
+        /// IX-86: GPUDirect write impossible after the server's destination RDMA_REGISTER → send ERROR and close the stream before TENSOR_DATA_END.
+        Ix86,
+        /// IX-87: after sending or receiving ERROR, close the affected stream (the connection may stay open for other streams).
+        Ix87,
+        /// IX-88: in-process: keep the buffer handle while using it and call its release callback exactly once.
+        Ix88,
+        /// IX-89: IPC (shared memory and Unix-socket streaming): the buffer-protocol alignment rules apply.
+        Ix89,
+        /// IX-90: IPC shared memory: never unmap or destroy the segment before every consumer has unmapped it; the IPC channel carries a release signal.
+        Ix90,
+        /// IX-91: IPC: sync_mode 0x01 only with process-exportable events, 0x02 only with process-exportable streams; otherwise 0x00 or a host-staged copy.
+        Ix91,
+        /// IX-92: buffers destined for GPU, IPC or RDMA transfer declare alignment ≥ 4096.
+        Ix92,
+        /// ORD-1: Per tensor: TENSOR_DESCRIPTOR, then zero or more TENSOR_DATA, then TENSOR_DATA_END.
+        Ord1,
+        /// ORD-2: total_data_bytes \> 0 ⇒ one or more TENSOR_DATA frames.
+        Ord2,
+        /// ORD-3: total_data_bytes = 0 (empty tensor, composite head) ⇒ zero TENSOR_DATA frames: TENSOR_DESCRIPTOR directly followed by TENSOR_DATA_END; receivers accept this sequence.
+        Ord3,
+        /// ORD-4: No data frame is interpreted before its tensor's TENSOR_DESCRIPTOR; holds per shard.
+        Ord4,
+        /// ORD-5: Frames of one tensor: ascending byte_offset_in_buffer, no gaps, no overlaps.
+        Ord5,
+        /// ORD-6: Σ frame data lengths = total_data_bytes.
+        Ord6,
+        /// ORD-7: Composite: head TENSOR_DESCRIPTOR (layout_tag = 0x0B, buffer_count = 0, member_count = N, total_data_bytes = 0) + TENSOR_DATA_END; the next N tensors on the stream are its members, each descriptor before its data; nested heads bind their own members first (pre-order, depth limit); the composite closes at the Nth member's TENSOR_DATA_END, where close-time validation runs.
+        Ord7,
+        /// ORD-8: Per-member check failure → ERROR, close the stream. Torn composite (stream ends before all N members' TENSOR_DATA_END): strict receiver rejects; permissive receiver may expose arrived members as independent shard tensors, never as a complete composite.
+        Ord8,
+        /// ORD-9: Parallel transfer: one stream per shard; each stream carries its own S1 sequence with its own shard_index / total_shards.
+        Ord9,
+        /// ORD-10: With an agreed RDMA data plane, the TENSOR_DATA frames are replaced by the RDMA handshake; TENSOR_DATA_END still follows and the receiver reads nothing before it.
+        Ord10,
+        /// ORD-11: RDMA: TENSOR_DESCRIPTOR → source RDMA_REGISTER → optional destination RDMA_REGISTER → RDMA_READY → (transfer) → TENSOR_DATA_END.
+        Ord11,
+        /// ORD-12: RDMA_REGISTER travels on the same stream as its TENSOR_DESCRIPTOR.
+        Ord12,
+        /// ORD-13: Push: TENSOR_PUT → TENSOR_DATA frames (or RDMA handshake) → TENSOR_DATA_END → TENSOR_PUT_ACK (or ERROR).
+        Ord13,
+        /// ORD-14: Connection: CLIENT_HELLO first; SERVER_HELLO (or ERROR) before any other server message.
+        Ord14,
+        /// ORD-15: After ERROR (sent or received) nothing more on that stream; the connection may carry other streams.
+        Ord15,
+        /// MSG-1: A field or list of a message payload that runs past the header's payload_length is rejected; bytes after the last field the receiver's version defines are skipped (RES-55).
+        Msg1,
+        /// MSG-2: A HELLO's protocol_version is at least 1; 0 is no version and is rejected (RES-53).
+        Msg2,
+        /// MSG-3: An ERROR whose error_code the receiver does not know (unallocated, private without agreement, 0 or reserved) is reported, never rejected: it still ends the stream (IX-87) (RES-57).
+        Msg3,
+        /// MSG-4: A HELLO capability bit the receiver does not know is reported and ignored: a HELLO is sent before the peer's version is known, so a newer peer's bit must not fail the handshake (RES-59).
+        Msg4,
+        /// MSG-5: A layout, device or memory-class tag in a HELLO list, a request's layout list or its preferred_device that the receiver does not know (unallocated, reserved, private or invalid) is reported and ignored, never a reason to reject the message; a preferred_device it cannot serve is answered with DEVICE_UNAVAILABLE (IX-31, IX-32) (RES-60).
+        Msg5,
+        /// MSG-6: A tensor_key or an ERROR message is valid UTF-8; a message holding any other bytes there is rejected (RES-61).
+        Msg6,
+        /// MSG-7: A TENSOR_DESCRIPTOR's total_shards is at least 1: a tensor is sent in one shard or more (RES-62); that every shard_index is below it and used once is checked with the shards' consistency (IX-64).
+        Msg7,
+        /// MSG-8: A message is its 12-byte header and payload_length payload bytes: an input that ends inside either is truncated, and a captured session ends only at a message boundary (RES-55).
+        Msg8,
         /// RM-1: A row-major or column-major descriptor has buffer_count exactly 1 plus its scheme's parameter buffers.
         Rm1,
         /// RM-2: A row-major or column-major descriptor whose byte_offset exceeds the byte_size of buffer 0 is rejected.
@@ -1056,6 +1302,121 @@ pub mod rules {
             Rule::Dat2,
             Rule::Dat3,
             Rule::Dat4,
+            Rule::Ix1,
+            Rule::Ix2,
+            Rule::Ix3,
+            Rule::Ix4,
+            Rule::Ix5,
+            Rule::Ix6,
+            Rule::Ix7,
+            Rule::Ix8,
+            Rule::Ix9,
+            Rule::Ix10,
+            Rule::Ix11,
+            Rule::Ix12,
+            Rule::Ix13,
+            Rule::Ix14,
+            Rule::Ix15,
+            Rule::Ix16,
+            Rule::Ix17,
+            Rule::Ix18,
+            Rule::Ix19,
+            Rule::Ix20,
+            Rule::Ix21,
+            Rule::Ix22,
+            Rule::Ix23,
+            Rule::Ix24,
+            Rule::Ix25,
+            Rule::Ix26,
+            Rule::Ix27,
+            Rule::Ix28,
+            Rule::Ix29,
+            Rule::Ix30,
+            Rule::Ix31,
+            Rule::Ix32,
+            Rule::Ix33,
+            Rule::Ix34,
+            Rule::Ix35,
+            Rule::Ix36,
+            Rule::Ix37,
+            Rule::Ix38,
+            Rule::Ix39,
+            Rule::Ix40,
+            Rule::Ix41,
+            Rule::Ix42,
+            Rule::Ix43,
+            Rule::Ix44,
+            Rule::Ix45,
+            Rule::Ix46,
+            Rule::Ix47,
+            Rule::Ix48,
+            Rule::Ix49,
+            Rule::Ix50,
+            Rule::Ix51,
+            Rule::Ix52,
+            Rule::Ix53,
+            Rule::Ix54,
+            Rule::Ix55,
+            Rule::Ix56,
+            Rule::Ix57,
+            Rule::Ix58,
+            Rule::Ix59,
+            Rule::Ix60,
+            Rule::Ix61,
+            Rule::Ix62,
+            Rule::Ix63,
+            Rule::Ix64,
+            Rule::Ix65,
+            Rule::Ix66,
+            Rule::Ix67,
+            Rule::Ix68,
+            Rule::Ix69,
+            Rule::Ix70,
+            Rule::Ix71,
+            Rule::Ix72,
+            Rule::Ix73,
+            Rule::Ix74,
+            Rule::Ix75,
+            Rule::Ix76,
+            Rule::Ix77,
+            Rule::Ix78,
+            Rule::Ix79,
+            Rule::Ix80,
+            Rule::Ix81,
+            Rule::Ix82,
+            Rule::Ix83,
+            Rule::Ix84,
+            Rule::Ix85,
+            Rule::Ix86,
+            Rule::Ix87,
+            Rule::Ix88,
+            Rule::Ix89,
+            Rule::Ix90,
+            Rule::Ix91,
+            Rule::Ix92,
+            Rule::Ord1,
+            Rule::Ord2,
+            Rule::Ord3,
+            Rule::Ord4,
+            Rule::Ord5,
+            Rule::Ord6,
+            Rule::Ord7,
+            Rule::Ord8,
+            Rule::Ord9,
+            Rule::Ord10,
+            Rule::Ord11,
+            Rule::Ord12,
+            Rule::Ord13,
+            Rule::Ord14,
+            Rule::Ord15,
+            Rule::Msg1,
+            Rule::Msg2,
+            Rule::Msg3,
+            Rule::Msg4,
+            Rule::Msg5,
+            Rule::Msg6,
+            Rule::Msg7,
+            Rule::Msg8,
             Rule::Rm1,
             Rule::Rm2,
             Rule::Cm1,
@@ -1402,6 +1763,121 @@ pub mod rules {
                 Rule::Dat2 => "DAT-2",
                 Rule::Dat3 => "DAT-3",
                 Rule::Dat4 => "DAT-4",
+                Rule::Ix1 => "IX-1",
+                Rule::Ix2 => "IX-2",
+                Rule::Ix3 => "IX-3",
+                Rule::Ix4 => "IX-4",
+                Rule::Ix5 => "IX-5",
+                Rule::Ix6 => "IX-6",
+                Rule::Ix7 => "IX-7",
+                Rule::Ix8 => "IX-8",
+                Rule::Ix9 => "IX-9",
+                Rule::Ix10 => "IX-10",
+                Rule::Ix11 => "IX-11",
+                Rule::Ix12 => "IX-12",
+                Rule::Ix13 => "IX-13",
+                Rule::Ix14 => "IX-14",
+                Rule::Ix15 => "IX-15",
+                Rule::Ix16 => "IX-16",
+                Rule::Ix17 => "IX-17",
+                Rule::Ix18 => "IX-18",
+                Rule::Ix19 => "IX-19",
+                Rule::Ix20 => "IX-20",
+                Rule::Ix21 => "IX-21",
+                Rule::Ix22 => "IX-22",
+                Rule::Ix23 => "IX-23",
+                Rule::Ix24 => "IX-24",
+                Rule::Ix25 => "IX-25",
+                Rule::Ix26 => "IX-26",
+                Rule::Ix27 => "IX-27",
+                Rule::Ix28 => "IX-28",
+                Rule::Ix29 => "IX-29",
+                Rule::Ix30 => "IX-30",
+                Rule::Ix31 => "IX-31",
+                Rule::Ix32 => "IX-32",
+                Rule::Ix33 => "IX-33",
+                Rule::Ix34 => "IX-34",
+                Rule::Ix35 => "IX-35",
+                Rule::Ix36 => "IX-36",
+                Rule::Ix37 => "IX-37",
+                Rule::Ix38 => "IX-38",
+                Rule::Ix39 => "IX-39",
+                Rule::Ix40 => "IX-40",
+                Rule::Ix41 => "IX-41",
+                Rule::Ix42 => "IX-42",
+                Rule::Ix43 => "IX-43",
+                Rule::Ix44 => "IX-44",
+                Rule::Ix45 => "IX-45",
+                Rule::Ix46 => "IX-46",
+                Rule::Ix47 => "IX-47",
+                Rule::Ix48 => "IX-48",
+                Rule::Ix49 => "IX-49",
+                Rule::Ix50 => "IX-50",
+                Rule::Ix51 => "IX-51",
+                Rule::Ix52 => "IX-52",
+                Rule::Ix53 => "IX-53",
+                Rule::Ix54 => "IX-54",
+                Rule::Ix55 => "IX-55",
+                Rule::Ix56 => "IX-56",
+                Rule::Ix57 => "IX-57",
+                Rule::Ix58 => "IX-58",
+                Rule::Ix59 => "IX-59",
+                Rule::Ix60 => "IX-60",
+                Rule::Ix61 => "IX-61",
+                Rule::Ix62 => "IX-62",
+                Rule::Ix63 => "IX-63",
+                Rule::Ix64 => "IX-64",
+                Rule::Ix65 => "IX-65",
+                Rule::Ix66 => "IX-66",
+                Rule::Ix67 => "IX-67",
+                Rule::Ix68 => "IX-68",
+                Rule::Ix69 => "IX-69",
+                Rule::Ix70 => "IX-70",
+                Rule::Ix71 => "IX-71",
+                Rule::Ix72 => "IX-72",
+                Rule::Ix73 => "IX-73",
+                Rule::Ix74 => "IX-74",
+                Rule::Ix75 => "IX-75",
+                Rule::Ix76 => "IX-76",
+                Rule::Ix77 => "IX-77",
+                Rule::Ix78 => "IX-78",
+                Rule::Ix79 => "IX-79",
+                Rule::Ix80 => "IX-80",
+                Rule::Ix81 => "IX-81",
+                Rule::Ix82 => "IX-82",
+                Rule::Ix83 => "IX-83",
+                Rule::Ix84 => "IX-84",
+                Rule::Ix85 => "IX-85",
+                Rule::Ix86 => "IX-86",
+                Rule::Ix87 => "IX-87",
+                Rule::Ix88 => "IX-88",
+                Rule::Ix89 => "IX-89",
+                Rule::Ix90 => "IX-90",
+                Rule::Ix91 => "IX-91",
+                Rule::Ix92 => "IX-92",
+                Rule::Ord1 => "ORD-1",
+                Rule::Ord2 => "ORD-2",
+                Rule::Ord3 => "ORD-3",
+                Rule::Ord4 => "ORD-4",
+                Rule::Ord5 => "ORD-5",
+                Rule::Ord6 => "ORD-6",
+                Rule::Ord7 => "ORD-7",
+                Rule::Ord8 => "ORD-8",
+                Rule::Ord9 => "ORD-9",
+                Rule::Ord10 => "ORD-10",
+                Rule::Ord11 => "ORD-11",
+                Rule::Ord12 => "ORD-12",
+                Rule::Ord13 => "ORD-13",
+                Rule::Ord14 => "ORD-14",
+                Rule::Ord15 => "ORD-15",
+                Rule::Msg1 => "MSG-1",
+                Rule::Msg2 => "MSG-2",
+                Rule::Msg3 => "MSG-3",
+                Rule::Msg4 => "MSG-4",
+                Rule::Msg5 => "MSG-5",
+                Rule::Msg6 => "MSG-6",
+                Rule::Msg7 => "MSG-7",
+                Rule::Msg8 => "MSG-8",
                 Rule::Rm1 => "RM-1",
                 Rule::Rm2 => "RM-2",
                 Rule::Cm1 => "CM-1",
@@ -1749,6 +2225,121 @@ pub mod rules {
                 Rule::Dat2 => "float-bits-preserved",
                 Rule::Dat3 => "e8m0-reserved-byte",
                 Rule::Dat4 => "six-bit-group-access",
+                Rule::Ix1 => "little-endian",
+                Rule::Ix2 => "payload-read-exactly",
+                Rule::Ix3 => "message-too-large",
+                Rule::Ix4 => "stream-id-zero",
+                Rule::Ix5 => "unknown-message-type",
+                Rule::Ix6 => "private-message-type-unagreed",
+                Rule::Ix7 => "invalid-message-type-sent",
+                Rule::Ix8 => "client-hello-first",
+                Rule::Ix9 => "server-hello-first",
+                Rule::Ix10 => "hello-refused-with-error",
+                Rule::Ix11 => "server-version-above-client",
+                Rule::Ix12 => "capability-reserved-bit-set",
+                Rule::Ix13 => "gpudirect-without-rdma",
+                Rule::Ix14 => "memory-classes-default-standard",
+                Rule::Ix15 => "device-table-diverged",
+                Rule::Ix16 => "device-tag-not-agreed",
+                Rule::Ix17 => "layout-entry-not-bare",
+                Rule::Ix18 => "extension-entry-unframed",
+                Rule::Ix19 => "extension-entry-not-skipped",
+                Rule::Ix20 => "layout-list-rejected-for-extension",
+                Rule::Ix21 => "min-alignment-not-power-of-two",
+                Rule::Ix22 => "request-reserved-bit-set",
+                Rule::Ix23 => "no-layout-preference",
+                Rule::Ix24 => "layout-selection-order",
+                Rule::Ix25 => "native-layout-fallback",
+                Rule::Ix26 => "chosen-layout-unstated",
+                Rule::Ix27 => "server-layout-refused",
+                Rule::Ix28 => "transcode-changed-values",
+                Rule::Ix29 => "transcode-over-limit",
+                Rule::Ix30 => "preferred-device-ignored",
+                Rule::Ix31 => "cpu-unservable-unreported",
+                Rule::Ix32 => "device-fallback-silent",
+                Rule::Ix33 => "cpu-fallback-unlisted",
+                Rule::Ix34 => "device-misreported",
+                Rule::Ix35 => "device-fallback-unhandled",
+                Rule::Ix36 => "memory-class-unadvertised",
+                Rule::Ix37 => "transfer-sequence",
+                Rule::Ix38 => "data-frames-missing",
+                Rule::Ix39 => "data-frames-unexpected",
+                Rule::Ix40 => "empty-transfer-refused",
+                Rule::Ix41 => "data-before-descriptor",
+                Rule::Ix42 => "data-frames-out-of-order",
+                Rule::Ix43 => "data-frames-total-mismatch",
+                Rule::Ix44 => "empty-payload-not-empty",
+                Rule::Ix45 => "shard-fields-not-default",
+                Rule::Ix46 => "sync-mode-ignored",
+                Rule::Ix47 => "cross-machine-sync-mode-written",
+                Rule::Ix48 => "cross-machine-sync-mode",
+                Rule::Ix49 => "data-read-before-end",
+                Rule::Ix50 => "composite-head-transfer",
+                Rule::Ix51 => "composite-order",
+                Rule::Ix52 => "composite-binding",
+                Rule::Ix53 => "composite-too-deep",
+                Rule::Ix54 => "composite-close-validation",
+                Rule::Ix55 => "composite-member-rejected",
+                Rule::Ix56 => "composite-torn",
+                Rule::Ix57 => "torn-composite-exposed-complete",
+                Rule::Ix58 => "parallel-unrequested",
+                Rule::Ix59 => "shard-stream",
+                Rule::Ix60 => "shard-section-missing",
+                Rule::Ix61 => "shard-parent-mismatch",
+                Rule::Ix62 => "shard-cover",
+                Rule::Ix63 => "shard-consistency-unchecked",
+                Rule::Ix64 => "shard-mismatch",
+                Rule::Ix65 => "shard-reassembly",
+                Rule::Ix66 => "rdma-unagreed",
+                Rule::Ix67 => "transfer-path-unhandled",
+                Rule::Ix68 => "rdma-register-before-descriptor",
+                Rule::Ix69 => "rdma-register-other-stream",
+                Rule::Ix70 => "rdma-length-mismatch",
+                Rule::Ix71 => "rdma-setup-failed-unreported",
+                Rule::Ix72 => "rdma-fallback-missing",
+                Rule::Ix73 => "gpudirect-unagreed",
+                Rule::Ix74 => "rdma-destination-order",
+                Rule::Ix75 => "rdma-destination-device",
+                Rule::Ix76 => "rdma-destination-after-fallback",
+                Rule::Ix77 => "rdma-staging",
+                Rule::Ix78 => "gpudirect-write-failed-unreported",
+                Rule::Ix79 => "data-end-before-rdma-completion",
+                Rule::Ix80 => "push-sequence",
+                Rule::Ix81 => "push-ack-early",
+                Rule::Ix82 => "push-refused-without-error",
+                Rule::Ix83 => "push-device-unavailable",
+                Rule::Ix84 => "push-device-silent-move",
+                Rule::Ix85 => "push-destination-device",
+                Rule::Ix86 => "push-gpudirect-failed",
+                Rule::Ix87 => "stream-not-closed-after-error",
+                Rule::Ix88 => "handle-release",
+                Rule::Ix89 => "ipc-alignment",
+                Rule::Ix90 => "ipc-segment-released-early",
+                Rule::Ix91 => "ipc-sync-mode",
+                Rule::Ix92 => "transfer-alignment",
+                Rule::Ord1 => "ord-transfer-sequence",
+                Rule::Ord2 => "ord-data-present",
+                Rule::Ord3 => "ord-data-absent",
+                Rule::Ord4 => "ord-descriptor-first",
+                Rule::Ord5 => "ord-frames-contiguous",
+                Rule::Ord6 => "ord-frames-total",
+                Rule::Ord7 => "ord-composite",
+                Rule::Ord8 => "ord-composite-failure",
+                Rule::Ord9 => "ord-shard-streams",
+                Rule::Ord10 => "ord-rdma-replaces-frames",
+                Rule::Ord11 => "ord-rdma-handshake",
+                Rule::Ord12 => "ord-rdma-same-stream",
+                Rule::Ord13 => "ord-push",
+                Rule::Ord14 => "ord-hello",
+                Rule::Ord15 => "ord-after-error",
+                Rule::Msg1 => "payload-overrun",
+                Rule::Msg2 => "protocol-version-zero",
+                Rule::Msg3 => "unknown-error-code",
+                Rule::Msg4 => "unknown-capability",
+                Rule::Msg5 => "unknown-advertised-tag",
+                Rule::Msg6 => "text-not-utf8",
+                Rule::Msg7 => "shard-fields-invalid",
+                Rule::Msg8 => "message-truncated",
                 Rule::Rm1 => "buffer-count-mismatch",
                 Rule::Rm2 => "byte-offset-out-of-range",
                 Rule::Cm1 => "scalar-layout",
@@ -2359,6 +2950,319 @@ pub mod rules {
                 }
                 Rule::Dat4 => {
                     "6-bit element data (float6_e2m3, float6_e3m2) is accessed per 3-byte group of 4 elements, never through the per-element byte and bit formula."
+                }
+                Rule::Ix1 => {
+                    "every multi-byte field little-endian; no endianness negotiation; big-endian hosts byte-swap."
+                }
+                Rule::Ix2 => "read exactly payload_length bytes as the payload.",
+                Rule::Ix3 => {
+                    "payload_length above the configured maximum → reject the message and send ERROR."
+                }
+                Rule::Ix4 => "never use stream_id = 0x00000000.",
+                Rule::Ix5 => {
+                    "unrecognised message_type → send ERROR, close the stream."
+                }
+                Rule::Ix6 => {
+                    "private message types 0xF0–0xFE only to a peer that agreed out of band."
+                }
+                Rule::Ix7 => "never send message type 0x000000FF.",
+                Rule::Ix8 => {
+                    "send CLIENT_HELLO as the first message on every new connection."
+                }
+                Rule::Ix9 => "send SERVER_HELLO before any other message.",
+                Rule::Ix10 => {
+                    "cannot meet the minimum requirements (e.g. protocol version) → send ERROR instead of SERVER_HELLO and close the connection."
+                }
+                Rule::Ix11 => {
+                    "SERVER_HELLO.protocol_version ≤ CLIENT_HELLO.protocol_version."
+                }
+                Rule::Ix12 => "capability_flags bits 4–63 = 0.",
+                Rule::Ix13 => {
+                    "RDMA_GPUDIRECT (bit 3) set ⇒ RDMA_DATA_PLANE (bit 2) set."
+                }
+                Rule::Ix14 => {
+                    "memory-class list absent or empty ⇒ treat the peer as supporting STANDARD (0x00) only."
+                }
+                Rule::Ix15 => {
+                    "the protocol's device-tag table stays identical to the buffer-protocol table."
+                }
+                Rule::Ix16 => {
+                    "private device tags 0xF0–0xFE only between parties with an out-of-band agreement; never use 0x09–0xEF."
+                }
+                Rule::Ix17 => {
+                    "a non-extension layout entry is exactly its 1 tag byte, no length, no metadata."
+                }
+                Rule::Ix18 => {
+                    "an extension entry (0xF0–0xFE) carries u16 ext_metadata_length and that many metadata bytes."
+                }
+                Rule::Ix19 => {
+                    "skip an extension entry whose metadata it does not understand, using ext_metadata_length."
+                }
+                Rule::Ix20 => {
+                    "never reject a layout list only because it contains unrecognised extension entries."
+                }
+                Rule::Ix21 => "min_alignment is a power of two.",
+                Rule::Ix22 => "request_flags bits 2–31 = 0.",
+                Rule::Ix23 => "layout_count = 0 expresses \"no layout preference\".",
+                Rule::Ix24 => {
+                    "follow the selection rules of §8 in order: first preferred entry that is stored natively, or transcodable with ALLOW_TRANSCODE set."
+                }
+                Rule::Ix25 => {
+                    "no preferred entry satisfiable (or empty list) → serve the native stored layout."
+                }
+                Rule::Ix26 => "state the chosen layout in the TENSOR_DESCRIPTOR.",
+                Rule::Ix27 => {
+                    "be ready to receive any layout listed in the server's supported_layouts, preferred or not."
+                }
+                Rule::Ix28 => {
+                    "transcoding keeps rank, shape and every element value; only the memory layout changes."
+                }
+                Rule::Ix29 => {
+                    "never transcode when a buffer larger than the configured transcoding memory limit would be materialised; fall through to the next preference or the native layout."
+                }
+                Rule::Ix30 => {
+                    "preferred_device in the server's supported_devices and servable now → place the response buffers there."
+                }
+                Rule::Ix31 => {
+                    "CPU preferred and CPU not servable → ERROR DEVICE_UNAVAILABLE, close the stream."
+                }
+                Rule::Ix32 => {
+                    "non-CPU preferred and not servable → ERROR DEVICE_UNAVAILABLE, close the stream; never fall back silently."
+                }
+                Rule::Ix33 => {
+                    "the only silent fallback: an advertised device transiently unavailable may be replaced by CPU, and only if the client listed CPU in CLIENT_HELLO."
+                }
+                Rule::Ix34 => {
+                    "report the actual device in the device_tag of every buffer handle; all handles of a tensor share one device_tag."
+                }
+                Rule::Ix35 => {
+                    "device_tag differs from preferred_device → accept it (if listed in its supported_devices) or close the stream with ERROR."
+                }
+                Rule::Ix36 => {
+                    "never send a memory class the client did not advertise; report the actual memory_class in the descriptor (stated in a non-normative note, I19)."
+                }
+                Rule::Ix37 => {
+                    "per tensor send TENSOR_DESCRIPTOR, then zero or more TENSOR_DATA, then TENSOR_DATA_END."
+                }
+                Rule::Ix38 => "total_data_bytes > 0 ⇒ at least one TENSOR_DATA frame.",
+                Rule::Ix39 => {
+                    "total_data_bytes = 0 ⇒ no TENSOR_DATA frame; TENSOR_DATA_END directly after the descriptor."
+                }
+                Rule::Ix40 => {
+                    "accept TENSOR_DESCRIPTOR directly followed by TENSOR_DATA_END when total_data_bytes = 0."
+                }
+                Rule::Ix41 => {
+                    "never interpret data frames before their tensor's (or shard's) TENSOR_DESCRIPTOR."
+                }
+                Rule::Ix42 => {
+                    "frames of one tensor in ascending byte_offset_in_buffer, no gaps, no overlaps."
+                }
+                Rule::Ix43 => "sum of frame data lengths = total_data_bytes.",
+                Rule::Ix44 => {
+                    "TENSOR_DATA_END, TENSOR_PUT_ACK and RDMA_READY carry an empty payload."
+                }
+                Rule::Ix45 => "non-parallel transfer: shard_index = 0, total_shards = 1.",
+                Rule::Ix46 => {
+                    "read each buffer handle's sync_mode and apply its rule before touching the buffer's bytes."
+                }
+                Rule::Ix47 => {
+                    "cross-machine: sync_mode = 0x00 in every buffer handle of a transmitted descriptor."
+                }
+                Rule::Ix48 => {
+                    "cross-machine: reject a TENSOR_DESCRIPTOR whose handles declare any other sync_mode."
+                }
+                Rule::Ix49 => {
+                    "never read the transferred buffer before TENSOR_DATA_END; after it, treat the buffer as producer-synced."
+                }
+                Rule::Ix50 => {
+                    "a composite head goes as TENSOR_DESCRIPTOR (layout_tag = 0x0B, buffer_count = 0, total_data_bytes = 0) + TENSOR_DATA_END, no frames."
+                }
+                Rule::Ix51 => {
+                    "head descriptor before the members' descriptors, which precede their data; the N members follow the head directly, nested heads in pre-order."
+                }
+                Rule::Ix52 => {
+                    "bind the next N tensors to a head with member_count = N; nested heads bind their members first."
+                }
+                Rule::Ix53 => {
+                    "enforce the maximum composite nesting depth (8 levels) and reject deeper nesting."
+                }
+                Rule::Ix54 => {
+                    "run the close-time validation at the Nth member's TENSOR_DATA_END."
+                }
+                Rule::Ix55 => {
+                    "per-member check failure → reject the composite, send ERROR, close the stream."
+                }
+                Rule::Ix56 => "(strict) reject a torn composite.",
+                Rule::Ix57 => {
+                    "(permissive) may expose the arrived members of a torn composite as independent shard tensors; never present the composite as complete."
+                }
+                Rule::Ix58 => {
+                    "ask for parallel shards only through PARALLEL_OK in TENSOR_REQUEST."
+                }
+                Rule::Ix59 => {
+                    "send each shard on its own stream, each with its own TENSOR_DESCRIPTOR → TENSOR_DATA → TENSOR_DATA_END."
+                }
+                Rule::Ix60 => {
+                    "every shard descriptor carries a shard section (parent_shape, shard_offset, shard shape) and the transport fields shard_index, total_shards."
+                }
+                Rule::Ix61 => {
+                    "all shards of one tensor share parent_shape, element type and (outer) layout tag."
+                }
+                Rule::Ix62 => {
+                    "the shard boxes cover parent_shape exactly, without overlap."
+                }
+                Rule::Ix63 => {
+                    "validate shard consistency once all shard descriptors have arrived."
+                }
+                Rule::Ix64 => {
+                    "reject a parallel transfer in which any shard descriptor breaks the consistency rules."
+                }
+                Rule::Ix65 => {
+                    "reassemble by placing each shard at its shard_offset in a buffer sized for parent_shape."
+                }
+                Rule::Ix66 => {
+                    "use the RDMA data plane only when both HELLOs carry RDMA_DATA_PLANE."
+                }
+                Rule::Ix67 => {
+                    "handle both paths (frames or RDMA handshake) for any requested tensor."
+                }
+                Rule::Ix68 => "send TENSOR_DESCRIPTOR before RDMA_REGISTER.",
+                Rule::Ix69 => {
+                    "send RDMA_REGISTER on the same stream as its TENSOR_DESCRIPTOR."
+                }
+                Rule::Ix70 => {
+                    "RDMA_REGISTER.length (source and destination) = total_data_bytes of the tensor."
+                }
+                Rule::Ix71 => {
+                    "cannot complete RDMA setup → send ERROR instead of RDMA_READY."
+                }
+                Rule::Ix72 => {
+                    "(source owner) after that ERROR, fall back to TENSOR_DATA frames on the control plane (I20)."
+                }
+                Rule::Ix73 => {
+                    "a destination RDMA_REGISTER only when both HELLOs carry RDMA_GPUDIRECT."
+                }
+                Rule::Ix74 => {
+                    "(destination owner) send the destination RDMA_REGISTER after the source one and before RDMA_READY."
+                }
+                Rule::Ix75 => {
+                    "(destination owner) register a region on the device type of the descriptor's device_tag."
+                }
+                Rule::Ix76 => {
+                    "(destination owner) after a device fallback, never register a region on the originally requested device; proceed without GPUDirect or close the stream with ERROR."
+                }
+                Rule::Ix77 => {
+                    "(source owner) no destination RDMA_REGISTER → use its own destination handling (typically the library's staging area in the receiver's host memory)."
+                }
+                Rule::Ix78 => {
+                    "(source owner) destination RDMA_REGISTER received but GPUDirect write impossible → send ERROR (I21)."
+                }
+                Rule::Ix79 => {
+                    "(source owner) send TENSOR_DATA_END only after the RDMA operation has completed on its side."
+                }
+                Rule::Ix80 => {
+                    "push as TENSOR_PUT, then TENSOR_DATA frames (or the RDMA handshake), then TENSOR_DATA_END."
+                }
+                Rule::Ix81 => {
+                    "send TENSOR_PUT_ACK only for a completely received and accepted tensor."
+                }
+                Rule::Ix82 => {
+                    "refusing a push (any reason) → ERROR instead of TENSOR_PUT_ACK, close the stream."
+                }
+                Rule::Ix83 => {
+                    "cannot accept the pushed tensor on its declared device → ERROR DEVICE_UNAVAILABLE before any RDMA message, close the stream."
+                }
+                Rule::Ix84 => {
+                    "never place pushed buffers silently on a device other than the declared one."
+                }
+                Rule::Ix85 => {
+                    "destination RDMA_REGISTER of a push names a region on the client-declared device type."
+                }
+                Rule::Ix86 => {
+                    "GPUDirect write impossible after the server's destination RDMA_REGISTER → send ERROR and close the stream before TENSOR_DATA_END."
+                }
+                Rule::Ix87 => {
+                    "after sending or receiving ERROR, close the affected stream (the connection may stay open for other streams)."
+                }
+                Rule::Ix88 => {
+                    "in-process: keep the buffer handle while using it and call its release callback exactly once."
+                }
+                Rule::Ix89 => {
+                    "IPC (shared memory and Unix-socket streaming): the buffer-protocol alignment rules apply."
+                }
+                Rule::Ix90 => {
+                    "IPC shared memory: never unmap or destroy the segment before every consumer has unmapped it; the IPC channel carries a release signal."
+                }
+                Rule::Ix91 => {
+                    "IPC: sync_mode 0x01 only with process-exportable events, 0x02 only with process-exportable streams; otherwise 0x00 or a host-staged copy."
+                }
+                Rule::Ix92 => {
+                    "buffers destined for GPU, IPC or RDMA transfer declare alignment ≥ 4096."
+                }
+                Rule::Ord1 => {
+                    "Per tensor: TENSOR_DESCRIPTOR, then zero or more TENSOR_DATA, then TENSOR_DATA_END."
+                }
+                Rule::Ord2 => "total_data_bytes > 0 ⇒ one or more TENSOR_DATA frames.",
+                Rule::Ord3 => {
+                    "total_data_bytes = 0 (empty tensor, composite head) ⇒ zero TENSOR_DATA frames: TENSOR_DESCRIPTOR directly followed by TENSOR_DATA_END; receivers accept this sequence."
+                }
+                Rule::Ord4 => {
+                    "No data frame is interpreted before its tensor's TENSOR_DESCRIPTOR; holds per shard."
+                }
+                Rule::Ord5 => {
+                    "Frames of one tensor: ascending byte_offset_in_buffer, no gaps, no overlaps."
+                }
+                Rule::Ord6 => "Σ frame data lengths = total_data_bytes.",
+                Rule::Ord7 => {
+                    "Composite: head TENSOR_DESCRIPTOR (layout_tag = 0x0B, buffer_count = 0, member_count = N, total_data_bytes = 0) + TENSOR_DATA_END; the next N tensors on the stream are its members, each descriptor before its data; nested heads bind their own members first (pre-order, depth limit); the composite closes at the Nth member's TENSOR_DATA_END, where close-time validation runs."
+                }
+                Rule::Ord8 => {
+                    "Per-member check failure → ERROR, close the stream. Torn composite (stream ends before all N members' TENSOR_DATA_END): strict receiver rejects; permissive receiver may expose arrived members as independent shard tensors, never as a complete composite."
+                }
+                Rule::Ord9 => {
+                    "Parallel transfer: one stream per shard; each stream carries its own S1 sequence with its own shard_index / total_shards."
+                }
+                Rule::Ord10 => {
+                    "With an agreed RDMA data plane, the TENSOR_DATA frames are replaced by the RDMA handshake; TENSOR_DATA_END still follows and the receiver reads nothing before it."
+                }
+                Rule::Ord11 => {
+                    "RDMA: TENSOR_DESCRIPTOR → source RDMA_REGISTER → optional destination RDMA_REGISTER → RDMA_READY → (transfer) → TENSOR_DATA_END."
+                }
+                Rule::Ord12 => {
+                    "RDMA_REGISTER travels on the same stream as its TENSOR_DESCRIPTOR."
+                }
+                Rule::Ord13 => {
+                    "Push: TENSOR_PUT → TENSOR_DATA frames (or RDMA handshake) → TENSOR_DATA_END → TENSOR_PUT_ACK (or ERROR)."
+                }
+                Rule::Ord14 => {
+                    "Connection: CLIENT_HELLO first; SERVER_HELLO (or ERROR) before any other server message."
+                }
+                Rule::Ord15 => {
+                    "After ERROR (sent or received) nothing more on that stream; the connection may carry other streams."
+                }
+                Rule::Msg1 => {
+                    "A field or list of a message payload that runs past the header's payload_length is rejected; bytes after the last field the receiver's version defines are skipped (RES-55)."
+                }
+                Rule::Msg2 => {
+                    "A HELLO's protocol_version is at least 1; 0 is no version and is rejected (RES-53)."
+                }
+                Rule::Msg3 => {
+                    "An ERROR whose error_code the receiver does not know (unallocated, private without agreement, 0 or reserved) is reported, never rejected: it still ends the stream (IX-87) (RES-57)."
+                }
+                Rule::Msg4 => {
+                    "A HELLO capability bit the receiver does not know is reported and ignored: a HELLO is sent before the peer's version is known, so a newer peer's bit must not fail the handshake (RES-59)."
+                }
+                Rule::Msg5 => {
+                    "A layout, device or memory-class tag in a HELLO list, a request's layout list or its preferred_device that the receiver does not know (unallocated, reserved, private or invalid) is reported and ignored, never a reason to reject the message; a preferred_device it cannot serve is answered with DEVICE_UNAVAILABLE (IX-31, IX-32) (RES-60)."
+                }
+                Rule::Msg6 => {
+                    "A tensor_key or an ERROR message is valid UTF-8; a message holding any other bytes there is rejected (RES-61)."
+                }
+                Rule::Msg7 => {
+                    "A TENSOR_DESCRIPTOR's total_shards is at least 1: a tensor is sent in one shard or more (RES-62); that every shard_index is below it and used once is checked with the shards' consistency (IX-64)."
+                }
+                Rule::Msg8 => {
+                    "A message is its 12-byte header and payload_length payload bytes: an input that ends inside either is truncated, and a captured session ends only at a message boundary (RES-55)."
                 }
                 Rule::Rm1 => {
                     "A row-major or column-major descriptor has buffer_count exactly 1 plus its scheme's parameter buffers."
@@ -3051,6 +3955,121 @@ pub mod rules {
                 Rule::Dat2 => "descriptor.md §11",
                 Rule::Dat3 => "descriptor.md §11",
                 Rule::Dat4 => "descriptor.md §11",
+                Rule::Ix1 => "interchange.md §25 General framing",
+                Rule::Ix2 => "interchange.md §25 General framing",
+                Rule::Ix3 => "interchange.md §25 General framing",
+                Rule::Ix4 => "interchange.md §25 General framing",
+                Rule::Ix5 => "interchange.md §25 General framing",
+                Rule::Ix6 => "interchange.md §25 General framing",
+                Rule::Ix7 => "interchange.md §25 General framing",
+                Rule::Ix8 => "interchange.md §25 Session establishment",
+                Rule::Ix9 => "interchange.md §25 Session establishment",
+                Rule::Ix10 => "interchange.md §25 Session establishment",
+                Rule::Ix11 => "interchange.md §25 Session establishment",
+                Rule::Ix12 => "interchange.md §25 Session establishment",
+                Rule::Ix13 => "interchange.md §25 Session establishment",
+                Rule::Ix14 => "interchange.md §25 Session establishment",
+                Rule::Ix15 => "interchange.md §25 Session establishment",
+                Rule::Ix16 => "interchange.md §25 Session establishment",
+                Rule::Ix17 => "interchange.md §25 Layout entries",
+                Rule::Ix18 => "interchange.md §25 Layout entries",
+                Rule::Ix19 => "interchange.md §25 Layout entries",
+                Rule::Ix20 => "interchange.md §25 Layout entries",
+                Rule::Ix21 => "interchange.md §25 Requests",
+                Rule::Ix22 => "interchange.md §25 Requests",
+                Rule::Ix23 => "interchange.md §25 Requests",
+                Rule::Ix24 => "interchange.md §25 Layout selection and transcoding",
+                Rule::Ix25 => "interchange.md §25 Layout selection and transcoding",
+                Rule::Ix26 => "interchange.md §25 Layout selection and transcoding",
+                Rule::Ix27 => "interchange.md §25 Layout selection and transcoding",
+                Rule::Ix28 => "interchange.md §25 Layout selection and transcoding",
+                Rule::Ix29 => "interchange.md §25 Layout selection and transcoding",
+                Rule::Ix30 => "interchange.md §25 Device and memory class",
+                Rule::Ix31 => "interchange.md §25 Device and memory class",
+                Rule::Ix32 => "interchange.md §25 Device and memory class",
+                Rule::Ix33 => "interchange.md §25 Device and memory class",
+                Rule::Ix34 => "interchange.md §25 Device and memory class",
+                Rule::Ix35 => "interchange.md §25 Device and memory class",
+                Rule::Ix36 => "interchange.md §25 Device and memory class",
+                Rule::Ix37 => "interchange.md §25 Tensor transfer",
+                Rule::Ix38 => "interchange.md §25 Tensor transfer",
+                Rule::Ix39 => "interchange.md §25 Tensor transfer",
+                Rule::Ix40 => "interchange.md §25 Tensor transfer",
+                Rule::Ix41 => "interchange.md §25 Tensor transfer",
+                Rule::Ix42 => "interchange.md §25 Tensor transfer",
+                Rule::Ix43 => "interchange.md §25 Tensor transfer",
+                Rule::Ix44 => "interchange.md §25 Tensor transfer",
+                Rule::Ix45 => "interchange.md §25 Tensor transfer",
+                Rule::Ix46 => "interchange.md §25 Synchronisation and completion",
+                Rule::Ix47 => "interchange.md §25 Synchronisation and completion",
+                Rule::Ix48 => "interchange.md §25 Synchronisation and completion",
+                Rule::Ix49 => "interchange.md §25 Synchronisation and completion",
+                Rule::Ix50 => "interchange.md §25 Composite streaming",
+                Rule::Ix51 => "interchange.md §25 Composite streaming",
+                Rule::Ix52 => "interchange.md §25 Composite streaming",
+                Rule::Ix53 => "interchange.md §25 Composite streaming",
+                Rule::Ix54 => "interchange.md §25 Composite streaming",
+                Rule::Ix55 => "interchange.md §25 Composite streaming",
+                Rule::Ix56 => "interchange.md §25 Composite streaming",
+                Rule::Ix57 => "interchange.md §25 Composite streaming",
+                Rule::Ix58 => "interchange.md §25 Parallel transfers",
+                Rule::Ix59 => "interchange.md §25 Parallel transfers",
+                Rule::Ix60 => "interchange.md §25 Parallel transfers",
+                Rule::Ix61 => "interchange.md §25 Parallel transfers",
+                Rule::Ix62 => "interchange.md §25 Parallel transfers",
+                Rule::Ix63 => "interchange.md §25 Parallel transfers",
+                Rule::Ix64 => "interchange.md §25 Parallel transfers",
+                Rule::Ix65 => "interchange.md §25 Parallel transfers",
+                Rule::Ix66 => "interchange.md §25 RDMA data plane",
+                Rule::Ix67 => "interchange.md §25 RDMA data plane",
+                Rule::Ix68 => "interchange.md §25 RDMA data plane",
+                Rule::Ix69 => "interchange.md §25 RDMA data plane",
+                Rule::Ix70 => "interchange.md §25 RDMA data plane",
+                Rule::Ix71 => "interchange.md §25 RDMA data plane",
+                Rule::Ix72 => "interchange.md §25 RDMA data plane",
+                Rule::Ix73 => "interchange.md §25 RDMA data plane",
+                Rule::Ix74 => "interchange.md §25 RDMA data plane",
+                Rule::Ix75 => "interchange.md §25 RDMA data plane",
+                Rule::Ix76 => "interchange.md §25 RDMA data plane",
+                Rule::Ix77 => "interchange.md §25 RDMA data plane",
+                Rule::Ix78 => "interchange.md §25 RDMA data plane",
+                Rule::Ix79 => "interchange.md §25 RDMA data plane",
+                Rule::Ix80 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix81 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix82 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix83 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix84 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix85 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix86 => "interchange.md §25 TENSOR_PUT",
+                Rule::Ix87 => "interchange.md §25 Errors",
+                Rule::Ix88 => "interchange.md §25 In-process and IPC",
+                Rule::Ix89 => "interchange.md §25 In-process and IPC",
+                Rule::Ix90 => "interchange.md §25 In-process and IPC",
+                Rule::Ix91 => "interchange.md §25 In-process and IPC",
+                Rule::Ix92 => "interchange.md §25 In-process and IPC",
+                Rule::Ord1 => "interchange.md §12 S1",
+                Rule::Ord2 => "interchange.md §12 S2",
+                Rule::Ord3 => "interchange.md §12 S3",
+                Rule::Ord4 => "interchange.md §12 S4",
+                Rule::Ord5 => "interchange.md §12 S5",
+                Rule::Ord6 => "interchange.md §12 S6",
+                Rule::Ord7 => "interchange.md §12 S7",
+                Rule::Ord8 => "interchange.md §12 S8",
+                Rule::Ord9 => "interchange.md §12 S9",
+                Rule::Ord10 => "interchange.md §12 S10",
+                Rule::Ord11 => "interchange.md §12 S11",
+                Rule::Ord12 => "interchange.md §12 S12",
+                Rule::Ord13 => "interchange.md §12 S13",
+                Rule::Ord14 => "interchange.md §12 S14",
+                Rule::Ord15 => "interchange.md §12 S15",
+                Rule::Msg1 => "interchange.md §24 (resolved)",
+                Rule::Msg2 => "interchange.md §24 (resolved)",
+                Rule::Msg3 => "interchange.md §24 (resolved)",
+                Rule::Msg4 => "interchange.md §24 (resolved)",
+                Rule::Msg5 => "interchange.md §24 (resolved)",
+                Rule::Msg6 => "interchange.md §24 (resolved)",
+                Rule::Msg7 => "interchange.md §24 (resolved)",
+                Rule::Msg8 => "interchange.md §3",
                 Rule::Rm1 => "layouts.md §4",
                 Rule::Rm2 => "layouts.md §4",
                 Rule::Cm1 => "layouts.md §4",
@@ -3404,6 +4423,121 @@ pub mod rules {
                 Rule::Dat2 => Action::Obligation,
                 Rule::Dat3 => Action::Reject,
                 Rule::Dat4 => Action::Obligation,
+                Rule::Ix1 => Action::Obligation,
+                Rule::Ix2 => Action::Reject,
+                Rule::Ix3 => Action::Reject,
+                Rule::Ix4 => Action::Reject,
+                Rule::Ix5 => Action::Reject,
+                Rule::Ix6 => Action::Strict,
+                Rule::Ix7 => Action::Obligation,
+                Rule::Ix8 => Action::Obligation,
+                Rule::Ix9 => Action::Obligation,
+                Rule::Ix10 => Action::Obligation,
+                Rule::Ix11 => Action::Reject,
+                Rule::Ix12 => Action::Obligation,
+                Rule::Ix13 => Action::Reject,
+                Rule::Ix14 => Action::Obligation,
+                Rule::Ix15 => Action::Obligation,
+                Rule::Ix16 => Action::Obligation,
+                Rule::Ix17 => Action::Obligation,
+                Rule::Ix18 => Action::Obligation,
+                Rule::Ix19 => Action::Obligation,
+                Rule::Ix20 => Action::Obligation,
+                Rule::Ix21 => Action::Reject,
+                Rule::Ix22 => Action::Reject,
+                Rule::Ix23 => Action::Obligation,
+                Rule::Ix24 => Action::Obligation,
+                Rule::Ix25 => Action::Obligation,
+                Rule::Ix26 => Action::Obligation,
+                Rule::Ix27 => Action::Obligation,
+                Rule::Ix28 => Action::Obligation,
+                Rule::Ix29 => Action::Obligation,
+                Rule::Ix30 => Action::Obligation,
+                Rule::Ix31 => Action::Obligation,
+                Rule::Ix32 => Action::Obligation,
+                Rule::Ix33 => Action::Obligation,
+                Rule::Ix34 => Action::Obligation,
+                Rule::Ix35 => Action::Obligation,
+                Rule::Ix36 => Action::Obligation,
+                Rule::Ix37 => Action::Obligation,
+                Rule::Ix38 => Action::Obligation,
+                Rule::Ix39 => Action::Obligation,
+                Rule::Ix40 => Action::Obligation,
+                Rule::Ix41 => Action::Reject,
+                Rule::Ix42 => Action::Obligation,
+                Rule::Ix43 => Action::Obligation,
+                Rule::Ix44 => Action::Obligation,
+                Rule::Ix45 => Action::Obligation,
+                Rule::Ix46 => Action::Obligation,
+                Rule::Ix47 => Action::Obligation,
+                Rule::Ix48 => Action::Reject,
+                Rule::Ix49 => Action::Obligation,
+                Rule::Ix50 => Action::Obligation,
+                Rule::Ix51 => Action::Obligation,
+                Rule::Ix52 => Action::Obligation,
+                Rule::Ix53 => Action::Reject,
+                Rule::Ix54 => Action::Obligation,
+                Rule::Ix55 => Action::Reject,
+                Rule::Ix56 => Action::Strict,
+                Rule::Ix57 => Action::Obligation,
+                Rule::Ix58 => Action::Obligation,
+                Rule::Ix59 => Action::Obligation,
+                Rule::Ix60 => Action::Obligation,
+                Rule::Ix61 => Action::Obligation,
+                Rule::Ix62 => Action::Obligation,
+                Rule::Ix63 => Action::Obligation,
+                Rule::Ix64 => Action::Reject,
+                Rule::Ix65 => Action::Obligation,
+                Rule::Ix66 => Action::Obligation,
+                Rule::Ix67 => Action::Obligation,
+                Rule::Ix68 => Action::Obligation,
+                Rule::Ix69 => Action::Obligation,
+                Rule::Ix70 => Action::Obligation,
+                Rule::Ix71 => Action::Obligation,
+                Rule::Ix72 => Action::Obligation,
+                Rule::Ix73 => Action::Obligation,
+                Rule::Ix74 => Action::Obligation,
+                Rule::Ix75 => Action::Obligation,
+                Rule::Ix76 => Action::Obligation,
+                Rule::Ix77 => Action::Obligation,
+                Rule::Ix78 => Action::Obligation,
+                Rule::Ix79 => Action::Obligation,
+                Rule::Ix80 => Action::Obligation,
+                Rule::Ix81 => Action::Obligation,
+                Rule::Ix82 => Action::Obligation,
+                Rule::Ix83 => Action::Obligation,
+                Rule::Ix84 => Action::Obligation,
+                Rule::Ix85 => Action::Obligation,
+                Rule::Ix86 => Action::Obligation,
+                Rule::Ix87 => Action::Obligation,
+                Rule::Ix88 => Action::Obligation,
+                Rule::Ix89 => Action::Obligation,
+                Rule::Ix90 => Action::Obligation,
+                Rule::Ix91 => Action::Obligation,
+                Rule::Ix92 => Action::Obligation,
+                Rule::Ord1 => Action::Obligation,
+                Rule::Ord2 => Action::Obligation,
+                Rule::Ord3 => Action::Obligation,
+                Rule::Ord4 => Action::Obligation,
+                Rule::Ord5 => Action::Obligation,
+                Rule::Ord6 => Action::Obligation,
+                Rule::Ord7 => Action::Obligation,
+                Rule::Ord8 => Action::Obligation,
+                Rule::Ord9 => Action::Obligation,
+                Rule::Ord10 => Action::Obligation,
+                Rule::Ord11 => Action::Obligation,
+                Rule::Ord12 => Action::Obligation,
+                Rule::Ord13 => Action::Obligation,
+                Rule::Ord14 => Action::Obligation,
+                Rule::Ord15 => Action::Obligation,
+                Rule::Msg1 => Action::Reject,
+                Rule::Msg2 => Action::Reject,
+                Rule::Msg3 => Action::Warn,
+                Rule::Msg4 => Action::Warn,
+                Rule::Msg5 => Action::Warn,
+                Rule::Msg6 => Action::Reject,
+                Rule::Msg7 => Action::Reject,
+                Rule::Msg8 => Action::Reject,
                 Rule::Rm1 => Action::Reject,
                 Rule::Rm2 => Action::Reject,
                 Rule::Cm1 => Action::Reject,
@@ -3751,6 +4885,121 @@ pub mod rules {
                 Rule::Dat2 => Actor::Both,
                 Rule::Dat3 => Actor::Reader,
                 Rule::Dat4 => Actor::Reader,
+                Rule::Ix1 => Actor::Both,
+                Rule::Ix2 => Actor::Reader,
+                Rule::Ix3 => Actor::Reader,
+                Rule::Ix4 => Actor::Both,
+                Rule::Ix5 => Actor::Reader,
+                Rule::Ix6 => Actor::Writer,
+                Rule::Ix7 => Actor::Writer,
+                Rule::Ix8 => Actor::Client,
+                Rule::Ix9 => Actor::Server,
+                Rule::Ix10 => Actor::Server,
+                Rule::Ix11 => Actor::Server,
+                Rule::Ix12 => Actor::Writer,
+                Rule::Ix13 => Actor::Writer,
+                Rule::Ix14 => Actor::Reader,
+                Rule::Ix15 => Actor::Both,
+                Rule::Ix16 => Actor::Writer,
+                Rule::Ix17 => Actor::Writer,
+                Rule::Ix18 => Actor::Writer,
+                Rule::Ix19 => Actor::Reader,
+                Rule::Ix20 => Actor::Reader,
+                Rule::Ix21 => Actor::Client,
+                Rule::Ix22 => Actor::Client,
+                Rule::Ix23 => Actor::Client,
+                Rule::Ix24 => Actor::Server,
+                Rule::Ix25 => Actor::Server,
+                Rule::Ix26 => Actor::Server,
+                Rule::Ix27 => Actor::Client,
+                Rule::Ix28 => Actor::Server,
+                Rule::Ix29 => Actor::Server,
+                Rule::Ix30 => Actor::Server,
+                Rule::Ix31 => Actor::Server,
+                Rule::Ix32 => Actor::Server,
+                Rule::Ix33 => Actor::Server,
+                Rule::Ix34 => Actor::Server,
+                Rule::Ix35 => Actor::Client,
+                Rule::Ix36 => Actor::Server,
+                Rule::Ix37 => Actor::Writer,
+                Rule::Ix38 => Actor::Writer,
+                Rule::Ix39 => Actor::Writer,
+                Rule::Ix40 => Actor::Reader,
+                Rule::Ix41 => Actor::Reader,
+                Rule::Ix42 => Actor::Writer,
+                Rule::Ix43 => Actor::Writer,
+                Rule::Ix44 => Actor::Writer,
+                Rule::Ix45 => Actor::Writer,
+                Rule::Ix46 => Actor::Reader,
+                Rule::Ix47 => Actor::Writer,
+                Rule::Ix48 => Actor::Reader,
+                Rule::Ix49 => Actor::Reader,
+                Rule::Ix50 => Actor::Writer,
+                Rule::Ix51 => Actor::Writer,
+                Rule::Ix52 => Actor::Reader,
+                Rule::Ix53 => Actor::Reader,
+                Rule::Ix54 => Actor::Reader,
+                Rule::Ix55 => Actor::Reader,
+                Rule::Ix56 => Actor::Reader,
+                Rule::Ix57 => Actor::Reader,
+                Rule::Ix58 => Actor::Client,
+                Rule::Ix59 => Actor::Server,
+                Rule::Ix60 => Actor::Server,
+                Rule::Ix61 => Actor::Server,
+                Rule::Ix62 => Actor::Server,
+                Rule::Ix63 => Actor::Client,
+                Rule::Ix64 => Actor::Client,
+                Rule::Ix65 => Actor::Client,
+                Rule::Ix66 => Actor::Both,
+                Rule::Ix67 => Actor::Client,
+                Rule::Ix68 => Actor::Server,
+                Rule::Ix69 => Actor::Both,
+                Rule::Ix70 => Actor::Writer,
+                Rule::Ix71 => Actor::Reader,
+                Rule::Ix72 => Actor::Writer,
+                Rule::Ix73 => Actor::Both,
+                Rule::Ix74 => Actor::Reader,
+                Rule::Ix75 => Actor::Reader,
+                Rule::Ix76 => Actor::Reader,
+                Rule::Ix77 => Actor::Writer,
+                Rule::Ix78 => Actor::Writer,
+                Rule::Ix79 => Actor::Writer,
+                Rule::Ix80 => Actor::Client,
+                Rule::Ix81 => Actor::Server,
+                Rule::Ix82 => Actor::Server,
+                Rule::Ix83 => Actor::Server,
+                Rule::Ix84 => Actor::Server,
+                Rule::Ix85 => Actor::Server,
+                Rule::Ix86 => Actor::Client,
+                Rule::Ix87 => Actor::Both,
+                Rule::Ix88 => Actor::Reader,
+                Rule::Ix89 => Actor::Both,
+                Rule::Ix90 => Actor::Writer,
+                Rule::Ix91 => Actor::Writer,
+                Rule::Ix92 => Actor::Writer,
+                Rule::Ord1 => Actor::Both,
+                Rule::Ord2 => Actor::Both,
+                Rule::Ord3 => Actor::Both,
+                Rule::Ord4 => Actor::Both,
+                Rule::Ord5 => Actor::Both,
+                Rule::Ord6 => Actor::Both,
+                Rule::Ord7 => Actor::Both,
+                Rule::Ord8 => Actor::Both,
+                Rule::Ord9 => Actor::Both,
+                Rule::Ord10 => Actor::Both,
+                Rule::Ord11 => Actor::Both,
+                Rule::Ord12 => Actor::Both,
+                Rule::Ord13 => Actor::Both,
+                Rule::Ord14 => Actor::Both,
+                Rule::Ord15 => Actor::Both,
+                Rule::Msg1 => Actor::Reader,
+                Rule::Msg2 => Actor::Reader,
+                Rule::Msg3 => Actor::Reader,
+                Rule::Msg4 => Actor::Reader,
+                Rule::Msg5 => Actor::Reader,
+                Rule::Msg6 => Actor::Reader,
+                Rule::Msg7 => Actor::Reader,
+                Rule::Msg8 => Actor::Reader,
                 Rule::Rm1 => Actor::Reader,
                 Rule::Rm2 => Actor::Reader,
                 Rule::Cm1 => Actor::Reader,
@@ -4098,6 +5347,121 @@ pub mod rules {
                 Rule::Dat2 => EnforcedBy::Runtime,
                 Rule::Dat3 => EnforcedBy::Runtime,
                 Rule::Dat4 => EnforcedBy::Runtime,
+                Rule::Ix1 => EnforcedBy::Structure,
+                Rule::Ix2 => EnforcedBy::Structure,
+                Rule::Ix3 => EnforcedBy::Pending,
+                Rule::Ix4 => EnforcedBy::Table,
+                Rule::Ix5 => EnforcedBy::Table,
+                Rule::Ix6 => EnforcedBy::Table,
+                Rule::Ix7 => EnforcedBy::Pending,
+                Rule::Ix8 => EnforcedBy::Pending,
+                Rule::Ix9 => EnforcedBy::Pending,
+                Rule::Ix10 => EnforcedBy::Pending,
+                Rule::Ix11 => EnforcedBy::Pending,
+                Rule::Ix12 => EnforcedBy::Pending,
+                Rule::Ix13 => EnforcedBy::Pending,
+                Rule::Ix14 => EnforcedBy::Pending,
+                Rule::Ix15 => EnforcedBy::Pending,
+                Rule::Ix16 => EnforcedBy::Pending,
+                Rule::Ix17 => EnforcedBy::Pending,
+                Rule::Ix18 => EnforcedBy::Pending,
+                Rule::Ix19 => EnforcedBy::Pending,
+                Rule::Ix20 => EnforcedBy::Pending,
+                Rule::Ix21 => EnforcedBy::Table,
+                Rule::Ix22 => EnforcedBy::Table,
+                Rule::Ix23 => EnforcedBy::Pending,
+                Rule::Ix24 => EnforcedBy::Pending,
+                Rule::Ix25 => EnforcedBy::Pending,
+                Rule::Ix26 => EnforcedBy::Pending,
+                Rule::Ix27 => EnforcedBy::Pending,
+                Rule::Ix28 => EnforcedBy::Pending,
+                Rule::Ix29 => EnforcedBy::Pending,
+                Rule::Ix30 => EnforcedBy::Pending,
+                Rule::Ix31 => EnforcedBy::Pending,
+                Rule::Ix32 => EnforcedBy::Pending,
+                Rule::Ix33 => EnforcedBy::Pending,
+                Rule::Ix34 => EnforcedBy::Pending,
+                Rule::Ix35 => EnforcedBy::Pending,
+                Rule::Ix36 => EnforcedBy::Pending,
+                Rule::Ix37 => EnforcedBy::Pending,
+                Rule::Ix38 => EnforcedBy::Pending,
+                Rule::Ix39 => EnforcedBy::Pending,
+                Rule::Ix40 => EnforcedBy::Pending,
+                Rule::Ix41 => EnforcedBy::Pending,
+                Rule::Ix42 => EnforcedBy::Pending,
+                Rule::Ix43 => EnforcedBy::Pending,
+                Rule::Ix44 => EnforcedBy::Pending,
+                Rule::Ix45 => EnforcedBy::Pending,
+                Rule::Ix46 => EnforcedBy::Pending,
+                Rule::Ix47 => EnforcedBy::Pending,
+                Rule::Ix48 => EnforcedBy::Pending,
+                Rule::Ix49 => EnforcedBy::Pending,
+                Rule::Ix50 => EnforcedBy::Pending,
+                Rule::Ix51 => EnforcedBy::Pending,
+                Rule::Ix52 => EnforcedBy::Pending,
+                Rule::Ix53 => EnforcedBy::Pending,
+                Rule::Ix54 => EnforcedBy::Pending,
+                Rule::Ix55 => EnforcedBy::Pending,
+                Rule::Ix56 => EnforcedBy::Pending,
+                Rule::Ix57 => EnforcedBy::Pending,
+                Rule::Ix58 => EnforcedBy::Pending,
+                Rule::Ix59 => EnforcedBy::Pending,
+                Rule::Ix60 => EnforcedBy::Pending,
+                Rule::Ix61 => EnforcedBy::Pending,
+                Rule::Ix62 => EnforcedBy::Pending,
+                Rule::Ix63 => EnforcedBy::Pending,
+                Rule::Ix64 => EnforcedBy::Pending,
+                Rule::Ix65 => EnforcedBy::Pending,
+                Rule::Ix66 => EnforcedBy::Pending,
+                Rule::Ix67 => EnforcedBy::Pending,
+                Rule::Ix68 => EnforcedBy::Pending,
+                Rule::Ix69 => EnforcedBy::Pending,
+                Rule::Ix70 => EnforcedBy::Pending,
+                Rule::Ix71 => EnforcedBy::Pending,
+                Rule::Ix72 => EnforcedBy::Pending,
+                Rule::Ix73 => EnforcedBy::Pending,
+                Rule::Ix74 => EnforcedBy::Pending,
+                Rule::Ix75 => EnforcedBy::Pending,
+                Rule::Ix76 => EnforcedBy::Pending,
+                Rule::Ix77 => EnforcedBy::Pending,
+                Rule::Ix78 => EnforcedBy::Pending,
+                Rule::Ix79 => EnforcedBy::Pending,
+                Rule::Ix80 => EnforcedBy::Pending,
+                Rule::Ix81 => EnforcedBy::Pending,
+                Rule::Ix82 => EnforcedBy::Pending,
+                Rule::Ix83 => EnforcedBy::Pending,
+                Rule::Ix84 => EnforcedBy::Pending,
+                Rule::Ix85 => EnforcedBy::Pending,
+                Rule::Ix86 => EnforcedBy::Pending,
+                Rule::Ix87 => EnforcedBy::Pending,
+                Rule::Ix88 => EnforcedBy::Pending,
+                Rule::Ix89 => EnforcedBy::Pending,
+                Rule::Ix90 => EnforcedBy::Pending,
+                Rule::Ix91 => EnforcedBy::Pending,
+                Rule::Ix92 => EnforcedBy::Pending,
+                Rule::Ord1 => EnforcedBy::Pending,
+                Rule::Ord2 => EnforcedBy::Pending,
+                Rule::Ord3 => EnforcedBy::Pending,
+                Rule::Ord4 => EnforcedBy::Pending,
+                Rule::Ord5 => EnforcedBy::Pending,
+                Rule::Ord6 => EnforcedBy::Pending,
+                Rule::Ord7 => EnforcedBy::Pending,
+                Rule::Ord8 => EnforcedBy::Pending,
+                Rule::Ord9 => EnforcedBy::Pending,
+                Rule::Ord10 => EnforcedBy::Pending,
+                Rule::Ord11 => EnforcedBy::Pending,
+                Rule::Ord12 => EnforcedBy::Pending,
+                Rule::Ord13 => EnforcedBy::Pending,
+                Rule::Ord14 => EnforcedBy::Pending,
+                Rule::Ord15 => EnforcedBy::Pending,
+                Rule::Msg1 => EnforcedBy::Structure,
+                Rule::Msg2 => EnforcedBy::Table,
+                Rule::Msg3 => EnforcedBy::Table,
+                Rule::Msg4 => EnforcedBy::Table,
+                Rule::Msg5 => EnforcedBy::Table,
+                Rule::Msg6 => EnforcedBy::Table,
+                Rule::Msg7 => EnforcedBy::Table,
+                Rule::Msg8 => EnforcedBy::Structure,
                 Rule::Rm1 => EnforcedBy::Runtime,
                 Rule::Rm2 => EnforcedBy::Runtime,
                 Rule::Cm1 => EnforcedBy::Runtime,
@@ -4485,7 +5849,7 @@ pub mod tags {
     impl TryFrom<u8> for BlockTableIndexType {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <BlockTableIndexType as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -4593,7 +5957,7 @@ pub mod tags {
     impl TryFrom<u8> for CombineOp {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <CombineOp as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -4718,7 +6082,7 @@ pub mod tags {
     impl TryFrom<u8> for CompositionRule {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <CompositionRule as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -4985,7 +6349,7 @@ pub mod tags {
     impl TryFrom<u8> for Device {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <Device as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -5609,13 +6973,188 @@ pub mod tags {
     impl TryFrom<u8> for ElementType {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <ElementType as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
     impl From<ElementType> for u8 {
         fn from(t: ElementType) -> u8 {
             crate::wire::TagSpace::value(t) as u8
+        }
+    }
+    /// Interchange error code tag space (`error_code`).
+    ///
+    /// A minor spec release allocates new values (CD2), so a `match` outside this crate needs a wildcard arm; a value this build does not know stays reachable as the raw tag of its [`TagValue`](crate::wire::TagValue).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum ErrorCode {
+        /// `0x01`: PROTOCOL_VERSION_MISMATCH: protocol versions incompatible
+        ProtocolVersionMismatch,
+        /// `0x02`: UNKNOWN_TENSOR: requested key not found
+        UnknownTensor,
+        /// `0x03`: LAYOUT_UNAVAILABLE: no acceptable layout can be served
+        LayoutUnavailable,
+        /// `0x04`: TRANSCODE_LIMIT_EXCEEDED: transcoding refused, buffer too large
+        TranscodeLimitExceeded,
+        /// `0x05`: DEVICE_UNAVAILABLE: requested device unavailable
+        DeviceUnavailable,
+        /// `0x06`: INVALID_MESSAGE: malformed message received
+        InvalidMessage,
+        /// `0x07`: MESSAGE_TOO_LARGE: payload_length above the receiver's limit
+        MessageTooLarge,
+        /// `0x08`: SHARD_MISMATCH: parallel shard descriptors inconsistent
+        ShardMismatch,
+    }
+    impl ErrorCode {
+        /// Every range of the space: `(from, to, kind, note)`.
+        pub const RANGES: &'static [(u32, u32, &'static str, &'static str)] = &[
+            (0, 0, "invalid", "no error: never sent (RES-57)"),
+            (1, 239, "public", "allocated by spec amendment"),
+            (240, 254, "private", "implementation-defined, by out-of-band agreement"),
+            (
+                255,
+                4294967295,
+                "reserved",
+                "reserved for future versions of the protocol (RES-57)",
+            ),
+        ];
+    }
+    impl crate::wire::sealed::Sealed for ErrorCode {}
+    impl crate::wire::TagSpace for ErrorCode {
+        const NAME: &'static str = "error_code";
+        const WIDTH: usize = 4;
+        const AXIS: crate::generated::axes::Axis = crate::generated::axes::Axis::Protocol;
+        const REJECT_INVALID: crate::generated::rules::Rule = crate::generated::rules::Rule::Msg3;
+        const REJECT_UNKNOWN: crate::generated::rules::Rule = crate::generated::rules::Rule::Msg3;
+        const REJECT_PRIVATE: crate::generated::rules::Rule = crate::generated::rules::Rule::Msg3;
+        const ALL: &'static [Self] = &[
+            ErrorCode::ProtocolVersionMismatch,
+            ErrorCode::UnknownTensor,
+            ErrorCode::LayoutUnavailable,
+            ErrorCode::TranscodeLimitExceeded,
+            ErrorCode::DeviceUnavailable,
+            ErrorCode::InvalidMessage,
+            ErrorCode::MessageTooLarge,
+            ErrorCode::ShardMismatch,
+        ];
+        fn classify(raw: u32) -> crate::wire::TagClass<Self> {
+            match raw {
+                1 => crate::wire::TagClass::Known(ErrorCode::ProtocolVersionMismatch),
+                2 => crate::wire::TagClass::Known(ErrorCode::UnknownTensor),
+                3 => crate::wire::TagClass::Known(ErrorCode::LayoutUnavailable),
+                4 => crate::wire::TagClass::Known(ErrorCode::TranscodeLimitExceeded),
+                5 => crate::wire::TagClass::Known(ErrorCode::DeviceUnavailable),
+                6 => crate::wire::TagClass::Known(ErrorCode::InvalidMessage),
+                7 => crate::wire::TagClass::Known(ErrorCode::MessageTooLarge),
+                8 => crate::wire::TagClass::Known(ErrorCode::ShardMismatch),
+                0..=0 => crate::wire::TagClass::Invalid,
+                1..=239 => {
+                    crate::wire::TagClass::UnallocatedPublic {
+                        tier: None,
+                    }
+                }
+                240..=254 => crate::wire::TagClass::Private,
+                255..=4294967295 => crate::wire::TagClass::Reserved,
+                _ => crate::wire::TagClass::Invalid,
+            }
+        }
+        fn value(self) -> u32 {
+            match self {
+                ErrorCode::ProtocolVersionMismatch => 1,
+                ErrorCode::UnknownTensor => 2,
+                ErrorCode::LayoutUnavailable => 3,
+                ErrorCode::TranscodeLimitExceeded => 4,
+                ErrorCode::DeviceUnavailable => 5,
+                ErrorCode::InvalidMessage => 6,
+                ErrorCode::MessageTooLarge => 7,
+                ErrorCode::ShardMismatch => 8,
+            }
+        }
+        fn name(self) -> &'static str {
+            match self {
+                ErrorCode::ProtocolVersionMismatch => "protocol_version_mismatch",
+                ErrorCode::UnknownTensor => "unknown_tensor",
+                ErrorCode::LayoutUnavailable => "layout_unavailable",
+                ErrorCode::TranscodeLimitExceeded => "transcode_limit_exceeded",
+                ErrorCode::DeviceUnavailable => "device_unavailable",
+                ErrorCode::InvalidMessage => "invalid_message",
+                ErrorCode::MessageTooLarge => "message_too_large",
+                ErrorCode::ShardMismatch => "shard_mismatch",
+            }
+        }
+        fn title(self) -> &'static str {
+            match self {
+                ErrorCode::ProtocolVersionMismatch => {
+                    "PROTOCOL_VERSION_MISMATCH: protocol versions incompatible"
+                }
+                ErrorCode::UnknownTensor => "UNKNOWN_TENSOR: requested key not found",
+                ErrorCode::LayoutUnavailable => {
+                    "LAYOUT_UNAVAILABLE: no acceptable layout can be served"
+                }
+                ErrorCode::TranscodeLimitExceeded => {
+                    "TRANSCODE_LIMIT_EXCEEDED: transcoding refused, buffer too large"
+                }
+                ErrorCode::DeviceUnavailable => {
+                    "DEVICE_UNAVAILABLE: requested device unavailable"
+                }
+                ErrorCode::InvalidMessage => {
+                    "INVALID_MESSAGE: malformed message received"
+                }
+                ErrorCode::MessageTooLarge => {
+                    "MESSAGE_TOO_LARGE: payload_length above the receiver's limit"
+                }
+                ErrorCode::ShardMismatch => {
+                    "SHARD_MISMATCH: parallel shard descriptors inconsistent"
+                }
+            }
+        }
+        fn since(self) -> crate::version::Version {
+            match self {
+                ErrorCode::ProtocolVersionMismatch => crate::version::Version::new(1, 1),
+                ErrorCode::UnknownTensor => crate::version::Version::new(1, 1),
+                ErrorCode::LayoutUnavailable => crate::version::Version::new(1, 1),
+                ErrorCode::TranscodeLimitExceeded => crate::version::Version::new(1, 1),
+                ErrorCode::DeviceUnavailable => crate::version::Version::new(1, 1),
+                ErrorCode::InvalidMessage => crate::version::Version::new(1, 1),
+                ErrorCode::MessageTooLarge => crate::version::Version::new(1, 1),
+                ErrorCode::ShardMismatch => crate::version::Version::new(1, 1),
+            }
+        }
+        fn deprecated_since(self) -> Option<crate::version::Version> {
+            match self {
+                ErrorCode::ProtocolVersionMismatch => None,
+                ErrorCode::UnknownTensor => None,
+                ErrorCode::LayoutUnavailable => None,
+                ErrorCode::TranscodeLimitExceeded => None,
+                ErrorCode::DeviceUnavailable => None,
+                ErrorCode::InvalidMessage => None,
+                ErrorCode::MessageTooLarge => None,
+                ErrorCode::ShardMismatch => None,
+            }
+        }
+        fn replacement(self) -> Option<Self> {
+            match self {
+                ErrorCode::ProtocolVersionMismatch => None,
+                ErrorCode::UnknownTensor => None,
+                ErrorCode::LayoutUnavailable => None,
+                ErrorCode::TranscodeLimitExceeded => None,
+                ErrorCode::DeviceUnavailable => None,
+                ErrorCode::InvalidMessage => None,
+                ErrorCode::MessageTooLarge => None,
+                ErrorCode::ShardMismatch => None,
+            }
+        }
+    }
+    impl TryFrom<u32> for ErrorCode {
+        type Error = crate::wire::UnknownTag;
+        /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
+        fn try_from(raw: u32) -> Result<Self, crate::wire::UnknownTag> {
+            <ErrorCode as crate::wire::TagSpace>::lookup(raw as u32)
+        }
+    }
+    impl From<ErrorCode> for u32 {
+        fn from(t: ErrorCode) -> u32 {
+            crate::wire::TagSpace::value(t) as u32
         }
     }
     /// KV cache role tag space (`kv_role`).
@@ -5705,7 +7244,7 @@ pub mod tags {
     impl TryFrom<u8> for KvRole {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <KvRole as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -5863,7 +7402,7 @@ pub mod tags {
     impl TryFrom<u8> for KvValue {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <KvValue as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -6322,7 +7861,7 @@ pub mod tags {
     impl TryFrom<u8> for Layout {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <Layout as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -6414,7 +7953,7 @@ pub mod tags {
     impl TryFrom<u8> for MemberRole {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <MemberRole as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -6539,13 +8078,262 @@ pub mod tags {
     impl TryFrom<u8> for MemoryClass {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <MemoryClass as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
     impl From<MemoryClass> for u8 {
         fn from(t: MemoryClass) -> u8 {
             crate::wire::TagSpace::value(t) as u8
+        }
+    }
+    /// Interchange message type tag space (`message_type`).
+    ///
+    /// A minor spec release allocates new values (CD2), so a `match` outside this crate needs a wildcard arm; a value this build does not know stays reachable as the raw tag of its [`TagValue`](crate::wire::TagValue).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    #[non_exhaustive]
+    pub enum MessageType {
+        /// `0x01`: CLIENT_HELLO: the client's protocol version, limits, capabilities and lists (client → server, first on every connection)
+        ClientHello,
+        /// `0x02`: SERVER_HELLO: the version the server will use, its limits, capabilities and lists (server → client)
+        ServerHello,
+        /// `0x03`: TENSOR_REQUEST: a tensor by key, with layout and device preferences (client → server)
+        TensorRequest,
+        /// `0x04`: TENSOR_DESCRIPTOR: a tensor's descriptor and the transfer's totals (sender → receiver)
+        TensorDescriptor,
+        /// `0x05`: TENSOR_DATA: a frame of a tensor's data bytes (sender → receiver)
+        TensorData,
+        /// `0x06`: TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)
+        TensorDataEnd,
+        /// `0x07`: TENSOR_PUT: a client push: key, descriptor and data total (client → server)
+        TensorPut,
+        /// `0x08`: TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)
+        TensorPutAck,
+        /// `0x09`: ERROR: an error code and a message; the stream ends (either direction)
+        Error,
+        /// `0x0a`: PING: keepalive request; opaque payload the PONG echoes (RES-58)
+        Ping,
+        /// `0x0b`: PONG: keepalive response, echoing the PING's payload (RES-58)
+        Pong,
+        /// `0x0c`: RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)
+        RdmaRegister,
+        /// `0x0d`: RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)
+        RdmaReady,
+    }
+    impl MessageType {
+        /// Every range of the space: `(from, to, kind, note)`.
+        pub const RANGES: &'static [(u32, u32, &'static str, &'static str)] = &[
+            (0, 0, "invalid", "never a message: a zeroed header is no message (RES-56)"),
+            (
+                1,
+                239,
+                "public",
+                "allocated by spec amendment; an unrecognised value is answered with ERROR and the stream closed (IX-5)",
+            ),
+            (
+                240,
+                254,
+                "private",
+                "implementation-private, only to a peer that agreed out of band (IX-6)",
+            ),
+            (255, 255, "invalid", "never sent (IX-7)"),
+            (
+                256,
+                4294967295,
+                "reserved",
+                "reserved for future versions of the protocol (RES-56)",
+            ),
+        ];
+    }
+    impl crate::wire::sealed::Sealed for MessageType {}
+    impl crate::wire::TagSpace for MessageType {
+        const NAME: &'static str = "message_type";
+        const WIDTH: usize = 4;
+        const AXIS: crate::generated::axes::Axis = crate::generated::axes::Axis::Protocol;
+        const REJECT_INVALID: crate::generated::rules::Rule = crate::generated::rules::Rule::Ix5;
+        const REJECT_UNKNOWN: crate::generated::rules::Rule = crate::generated::rules::Rule::Ix5;
+        const REJECT_PRIVATE: crate::generated::rules::Rule = crate::generated::rules::Rule::Ix6;
+        const ALL: &'static [Self] = &[
+            MessageType::ClientHello,
+            MessageType::ServerHello,
+            MessageType::TensorRequest,
+            MessageType::TensorDescriptor,
+            MessageType::TensorData,
+            MessageType::TensorDataEnd,
+            MessageType::TensorPut,
+            MessageType::TensorPutAck,
+            MessageType::Error,
+            MessageType::Ping,
+            MessageType::Pong,
+            MessageType::RdmaRegister,
+            MessageType::RdmaReady,
+        ];
+        fn classify(raw: u32) -> crate::wire::TagClass<Self> {
+            match raw {
+                1 => crate::wire::TagClass::Known(MessageType::ClientHello),
+                2 => crate::wire::TagClass::Known(MessageType::ServerHello),
+                3 => crate::wire::TagClass::Known(MessageType::TensorRequest),
+                4 => crate::wire::TagClass::Known(MessageType::TensorDescriptor),
+                5 => crate::wire::TagClass::Known(MessageType::TensorData),
+                6 => crate::wire::TagClass::Known(MessageType::TensorDataEnd),
+                7 => crate::wire::TagClass::Known(MessageType::TensorPut),
+                8 => crate::wire::TagClass::Known(MessageType::TensorPutAck),
+                9 => crate::wire::TagClass::Known(MessageType::Error),
+                10 => crate::wire::TagClass::Known(MessageType::Ping),
+                11 => crate::wire::TagClass::Known(MessageType::Pong),
+                12 => crate::wire::TagClass::Known(MessageType::RdmaRegister),
+                13 => crate::wire::TagClass::Known(MessageType::RdmaReady),
+                0..=0 => crate::wire::TagClass::Invalid,
+                1..=239 => {
+                    crate::wire::TagClass::UnallocatedPublic {
+                        tier: None,
+                    }
+                }
+                240..=254 => crate::wire::TagClass::Private,
+                255..=255 => crate::wire::TagClass::Invalid,
+                256..=4294967295 => crate::wire::TagClass::Reserved,
+                _ => crate::wire::TagClass::Invalid,
+            }
+        }
+        fn value(self) -> u32 {
+            match self {
+                MessageType::ClientHello => 1,
+                MessageType::ServerHello => 2,
+                MessageType::TensorRequest => 3,
+                MessageType::TensorDescriptor => 4,
+                MessageType::TensorData => 5,
+                MessageType::TensorDataEnd => 6,
+                MessageType::TensorPut => 7,
+                MessageType::TensorPutAck => 8,
+                MessageType::Error => 9,
+                MessageType::Ping => 10,
+                MessageType::Pong => 11,
+                MessageType::RdmaRegister => 12,
+                MessageType::RdmaReady => 13,
+            }
+        }
+        fn name(self) -> &'static str {
+            match self {
+                MessageType::ClientHello => "client_hello",
+                MessageType::ServerHello => "server_hello",
+                MessageType::TensorRequest => "tensor_request",
+                MessageType::TensorDescriptor => "tensor_descriptor",
+                MessageType::TensorData => "tensor_data",
+                MessageType::TensorDataEnd => "tensor_data_end",
+                MessageType::TensorPut => "tensor_put",
+                MessageType::TensorPutAck => "tensor_put_ack",
+                MessageType::Error => "error",
+                MessageType::Ping => "ping",
+                MessageType::Pong => "pong",
+                MessageType::RdmaRegister => "rdma_register",
+                MessageType::RdmaReady => "rdma_ready",
+            }
+        }
+        fn title(self) -> &'static str {
+            match self {
+                MessageType::ClientHello => {
+                    "CLIENT_HELLO: the client's protocol version, limits, capabilities and lists (client → server, first on every connection)"
+                }
+                MessageType::ServerHello => {
+                    "SERVER_HELLO: the version the server will use, its limits, capabilities and lists (server → client)"
+                }
+                MessageType::TensorRequest => {
+                    "TENSOR_REQUEST: a tensor by key, with layout and device preferences (client → server)"
+                }
+                MessageType::TensorDescriptor => {
+                    "TENSOR_DESCRIPTOR: a tensor's descriptor and the transfer's totals (sender → receiver)"
+                }
+                MessageType::TensorData => {
+                    "TENSOR_DATA: a frame of a tensor's data bytes (sender → receiver)"
+                }
+                MessageType::TensorDataEnd => {
+                    "TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)"
+                }
+                MessageType::TensorPut => {
+                    "TENSOR_PUT: a client push: key, descriptor and data total (client → server)"
+                }
+                MessageType::TensorPutAck => {
+                    "TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)"
+                }
+                MessageType::Error => {
+                    "ERROR: an error code and a message; the stream ends (either direction)"
+                }
+                MessageType::Ping => {
+                    "PING: keepalive request; opaque payload the PONG echoes (RES-58)"
+                }
+                MessageType::Pong => {
+                    "PONG: keepalive response, echoing the PING's payload (RES-58)"
+                }
+                MessageType::RdmaRegister => {
+                    "RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)"
+                }
+                MessageType::RdmaReady => {
+                    "RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)"
+                }
+            }
+        }
+        fn since(self) -> crate::version::Version {
+            match self {
+                MessageType::ClientHello => crate::version::Version::new(1, 1),
+                MessageType::ServerHello => crate::version::Version::new(1, 1),
+                MessageType::TensorRequest => crate::version::Version::new(1, 1),
+                MessageType::TensorDescriptor => crate::version::Version::new(1, 1),
+                MessageType::TensorData => crate::version::Version::new(1, 1),
+                MessageType::TensorDataEnd => crate::version::Version::new(1, 1),
+                MessageType::TensorPut => crate::version::Version::new(1, 1),
+                MessageType::TensorPutAck => crate::version::Version::new(1, 1),
+                MessageType::Error => crate::version::Version::new(1, 1),
+                MessageType::Ping => crate::version::Version::new(1, 1),
+                MessageType::Pong => crate::version::Version::new(1, 1),
+                MessageType::RdmaRegister => crate::version::Version::new(1, 1),
+                MessageType::RdmaReady => crate::version::Version::new(1, 1),
+            }
+        }
+        fn deprecated_since(self) -> Option<crate::version::Version> {
+            match self {
+                MessageType::ClientHello => None,
+                MessageType::ServerHello => None,
+                MessageType::TensorRequest => None,
+                MessageType::TensorDescriptor => None,
+                MessageType::TensorData => None,
+                MessageType::TensorDataEnd => None,
+                MessageType::TensorPut => None,
+                MessageType::TensorPutAck => None,
+                MessageType::Error => None,
+                MessageType::Ping => None,
+                MessageType::Pong => None,
+                MessageType::RdmaRegister => None,
+                MessageType::RdmaReady => None,
+            }
+        }
+        fn replacement(self) -> Option<Self> {
+            match self {
+                MessageType::ClientHello => None,
+                MessageType::ServerHello => None,
+                MessageType::TensorRequest => None,
+                MessageType::TensorDescriptor => None,
+                MessageType::TensorData => None,
+                MessageType::TensorDataEnd => None,
+                MessageType::TensorPut => None,
+                MessageType::TensorPutAck => None,
+                MessageType::Error => None,
+                MessageType::Ping => None,
+                MessageType::Pong => None,
+                MessageType::RdmaRegister => None,
+                MessageType::RdmaReady => None,
+            }
+        }
+    }
+    impl TryFrom<u32> for MessageType {
+        type Error = crate::wire::UnknownTag;
+        /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
+        fn try_from(raw: u32) -> Result<Self, crate::wire::UnknownTag> {
+            <MessageType as crate::wire::TagSpace>::lookup(raw as u32)
+        }
+    }
+    impl From<MessageType> for u32 {
+        fn from(t: MessageType) -> u32 {
+            crate::wire::TagSpace::value(t) as u32
         }
     }
     /// Quantization scheme tag space (`scheme`).
@@ -6793,7 +8581,7 @@ pub mod tags {
     impl TryFrom<u8> for Scheme {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <Scheme as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -6906,7 +8694,7 @@ pub mod tags {
     impl TryFrom<u8> for SyncMode {
         type Error = crate::wire::UnknownTag;
         /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-        fn try_from(raw: u8) -> Result<Self, Self::Error> {
+        fn try_from(raw: u8) -> Result<Self, crate::wire::UnknownTag> {
             <SyncMode as crate::wire::TagSpace>::lookup(raw as u32)
         }
     }
@@ -6923,11 +8711,13 @@ pub mod tags {
         crate::tag_space::TagSpaceInfo::of::<CompositionRule>(),
         crate::tag_space::TagSpaceInfo::of::<Device>(),
         crate::tag_space::TagSpaceInfo::of::<ElementType>(),
+        crate::tag_space::TagSpaceInfo::of::<ErrorCode>(),
         crate::tag_space::TagSpaceInfo::of::<KvRole>(),
         crate::tag_space::TagSpaceInfo::of::<KvValue>(),
         crate::tag_space::TagSpaceInfo::of::<Layout>(),
         crate::tag_space::TagSpaceInfo::of::<MemberRole>(),
         crate::tag_space::TagSpaceInfo::of::<MemoryClass>(),
+        crate::tag_space::TagSpaceInfo::of::<MessageType>(),
         crate::tag_space::TagSpaceInfo::of::<Scheme>(),
         crate::tag_space::TagSpaceInfo::of::<SyncMode>(),
     ];
@@ -7177,6 +8967,178 @@ pub mod flags {
         }
         fn bit_since(bit: u32) -> Option<crate::version::Version> {
             match bit {
+                _ => None,
+            }
+        }
+        fn deprecated_mask() -> u64 {
+            0
+        }
+    }
+    /// Capability flags (`capability_flags`); every bit not listed is reserved and must be zero.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct CapabilityFlags(pub u64);
+    #[allow(deprecated)]
+    impl CapabilityFlags {
+        /// bit 0: the sender of the HELLO can transcode a tensor to a requested layout on the fly
+        pub const TRANSCODING: CapabilityFlags = CapabilityFlags(1 as u64);
+        /// bit 1: the sender supports multi-stream parallel shard transfer
+        pub const PARALLEL_STREAMS: CapabilityFlags = CapabilityFlags(2 as u64);
+        /// bit 2: the sender supports RDMA for the data plane
+        pub const RDMA_DATA_PLANE: CapabilityFlags = CapabilityFlags(4 as u64);
+        /// bit 3: the sender supports GPUDirect-style writes into a region the receiver registered; set ⇒ RDMA_DATA_PLANE set (IX-13)
+        pub const RDMA_GPUDIRECT: CapabilityFlags = CapabilityFlags(8 as u64);
+        /// Every allocated bit.
+        pub const ALLOCATED_MASK: u64 = 15;
+        /// Every reserved bit (must be zero).
+        pub const RESERVED_MASK: u64 = 18446744073709551600;
+        /// No bit set.
+        pub const fn empty() -> CapabilityFlags {
+            CapabilityFlags(0)
+        }
+        /// These bits and `other`'s.
+        pub fn with(self, other: CapabilityFlags) -> CapabilityFlags {
+            CapabilityFlags(self.0 | other.0)
+        }
+        /// These bits without `other`'s.
+        pub fn without(self, other: CapabilityFlags) -> CapabilityFlags {
+            CapabilityFlags(self.0 & !other.0)
+        }
+        /// Whether every bit of `other` is set.
+        pub fn has(self, other: CapabilityFlags) -> bool {
+            self.0 & other.0 == other.0
+        }
+    }
+    impl crate::section::WireField for CapabilityFlags {
+        const SIZE: usize = 8;
+        fn read_le(b: &[u8]) -> Self {
+            CapabilityFlags(<u64 as crate::wire::Scalar>::from_le(b))
+        }
+        fn write_le(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(self.0, out)
+        }
+    }
+    impl crate::wire::sealed::Sealed for CapabilityFlags {}
+    impl crate::wire::FlagSet for CapabilityFlags {
+        const NAME: &'static str = "capability_flags";
+        const AXIS: crate::generated::axes::Axis = crate::generated::axes::Axis::Protocol;
+        const ALLOCATED: u64 = 15;
+        const RULE: crate::generated::rules::Rule = crate::generated::rules::Rule::Msg4;
+        fn from_bits(bits: u64) -> Self {
+            CapabilityFlags(bits as u64)
+        }
+        fn bits(self) -> u64 {
+            self.0 as u64
+        }
+        fn known_at(v: crate::version::Version) -> u64 {
+            let mut m = 0u64;
+            if crate::version::Version::new(1, 1) <= v {
+                m |= 1;
+            }
+            if crate::version::Version::new(1, 1) <= v {
+                m |= 2;
+            }
+            if crate::version::Version::new(1, 1) <= v {
+                m |= 4;
+            }
+            if crate::version::Version::new(1, 1) <= v {
+                m |= 8;
+            }
+            m
+        }
+        fn bit_name(bit: u32) -> Option<&'static str> {
+            match bit {
+                0 => Some("TRANSCODING"),
+                1 => Some("PARALLEL_STREAMS"),
+                2 => Some("RDMA_DATA_PLANE"),
+                3 => Some("RDMA_GPUDIRECT"),
+                _ => None,
+            }
+        }
+        fn bit_since(bit: u32) -> Option<crate::version::Version> {
+            match bit {
+                0 => Some(crate::version::Version::new(1, 1)),
+                1 => Some(crate::version::Version::new(1, 1)),
+                2 => Some(crate::version::Version::new(1, 1)),
+                3 => Some(crate::version::Version::new(1, 1)),
+                _ => None,
+            }
+        }
+        fn deprecated_mask() -> u64 {
+            0
+        }
+    }
+    /// Request flags (`request_flags`); every bit not listed is reserved and must be zero.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub struct RequestFlags(pub u32);
+    #[allow(deprecated)]
+    impl RequestFlags {
+        /// bit 0: the server may transcode to a preferred layout
+        pub const ALLOW_TRANSCODE: RequestFlags = RequestFlags(1 as u32);
+        /// bit 1: the client can receive the tensor as several parallel shards
+        pub const PARALLEL_OK: RequestFlags = RequestFlags(2 as u32);
+        /// Every allocated bit.
+        pub const ALLOCATED_MASK: u64 = 3;
+        /// Every reserved bit (must be zero).
+        pub const RESERVED_MASK: u64 = 4294967292;
+        /// No bit set.
+        pub const fn empty() -> RequestFlags {
+            RequestFlags(0)
+        }
+        /// These bits and `other`'s.
+        pub fn with(self, other: RequestFlags) -> RequestFlags {
+            RequestFlags(self.0 | other.0)
+        }
+        /// These bits without `other`'s.
+        pub fn without(self, other: RequestFlags) -> RequestFlags {
+            RequestFlags(self.0 & !other.0)
+        }
+        /// Whether every bit of `other` is set.
+        pub fn has(self, other: RequestFlags) -> bool {
+            self.0 & other.0 == other.0
+        }
+    }
+    impl crate::section::WireField for RequestFlags {
+        const SIZE: usize = 4;
+        fn read_le(b: &[u8]) -> Self {
+            RequestFlags(<u32 as crate::wire::Scalar>::from_le(b))
+        }
+        fn write_le(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(self.0, out)
+        }
+    }
+    impl crate::wire::sealed::Sealed for RequestFlags {}
+    impl crate::wire::FlagSet for RequestFlags {
+        const NAME: &'static str = "request_flags";
+        const AXIS: crate::generated::axes::Axis = crate::generated::axes::Axis::Protocol;
+        const ALLOCATED: u64 = 3;
+        const RULE: crate::generated::rules::Rule = crate::generated::rules::Rule::Ix22;
+        fn from_bits(bits: u64) -> Self {
+            RequestFlags(bits as u32)
+        }
+        fn bits(self) -> u64 {
+            self.0 as u64
+        }
+        fn known_at(v: crate::version::Version) -> u64 {
+            let mut m = 0u64;
+            if crate::version::Version::new(1, 1) <= v {
+                m |= 1;
+            }
+            if crate::version::Version::new(1, 1) <= v {
+                m |= 2;
+            }
+            m
+        }
+        fn bit_name(bit: u32) -> Option<&'static str> {
+            match bit {
+                0 => Some("ALLOW_TRANSCODE"),
+                1 => Some("PARALLEL_OK"),
+                _ => None,
+            }
+        }
+        fn bit_since(bit: u32) -> Option<crate::version::Version> {
+            match bit {
+                0 => Some(crate::version::Version::new(1, 1)),
+                1 => Some(crate::version::Version::new(1, 1)),
                 _ => None,
             }
         }
@@ -7640,6 +9602,11 @@ pub mod consts {
         1,
         0,
     );
+    /// Current version of axis `protocol`.
+    pub const PROTOCOL_CURRENT: crate::version::Version = crate::version::Version::new(
+        1,
+        1,
+    );
     /// Current version of axis `scheme.per_tensor_affine`.
     pub const SCHEME_PER_TENSOR_AFFINE_CURRENT: crate::version::Version = crate::version::Version::new(
         1,
@@ -7932,6 +9899,56 @@ pub mod consts {
             "RES-52",
             "where the reference's stream reader departs from the format (conformance/stream/README.md): it nests composites 64 deep by default, checks no buffer size against shape and layout, accepts version_major 0, checks the magic only after the whole descriptor is read, and reads a file container fed to it as a descriptor of length 83 276",
             "a stream reader applies the format's rules to each tensor exactly as a file reader does: the descriptor rules (HDR-1 at the fixed header, before the rest is read; HDR-3 for version_major 0), the data rules on the buffers, and the composite rules (CV-1…CV-7 with the depth limit 8 of RES-34, F12, F13). The reference's valid streams read the same; of its invalid streams, each is rejected, some under another rule than the reference's message (a bad magic with a 32 MiB length is HDR-1, not a size limit). An input starting with the file magic is refused as a file (CS-3). The resource limits (descriptor length, per-buffer size) are reader policies, as in the file reader, not rules.",
+        ),
+        (
+            "RES-53",
+            "how protocol_version is versioned (interchange.md I30): one u32 in both HELLOs with no major/minor split, outside the three axes of the version registry; the stability commitments name no message type, error code, capability or request bit",
+            "the framed protocol is a fourth axis, `protocol`, independent of the other three (commitment 6): the descriptor axis versions the descriptors messages carry, the container axis the file only, and a protocol change moves neither. Its style is `negotiated`: a version is one number (protocol_version, 1–255 in the tables), and peers agree on one per connection (the server answers with a version at most the client's, IX-11, or PROTOCOL_VERSION_MISMATCH). Every change check classifies above PATCH, MINOR or MAJOR, needs the next number; a peer speaks each version it may negotiate down to with that version's tables (the release archives). The message types, error codes and flag bits are tag spaces and flag sets of the axis: S1 (public ranges only), S2 (never rebound, across every protocol version: a message type keeps its meaning for good), S3, S4 and S6 apply to them as to the file's. S5 (a migration specification) does not: no data at rest is written in a protocol version. protocol_version 0 is no version (MSG-2).",
+        ),
+        (
+            "RES-54",
+            "the HELLO's memory-class list may be \"absent or empty\" (interchange.md I2): no rule says which trailing HELLO fields may be omitted",
+            "class_count and supported_memory_classes are part of every HELLO: a writer always sends them (class_count 0 for the STANDARD class only), and a reader rejects a HELLO that ends before them (MSG-1). The sheet's \"absent\" is read as \"empty\": both mean STANDARD only (IX-14), so no writer needs to omit the field, and a HELLO keeps one field list, every field at one place, for every later version to append to (S4, S6).",
+        ),
+        (
+            "RES-55",
+            "payload packing and length (interchange.md I1, I3, I7): offsets are given only for the header; bytes after the last field, a non-zero payload_length on an empty message, a length or list running past payload_length, and zero-length data frames have no stated handling",
+            "every payload is packed in field order, no padding or alignment. payload_length frames the payload as a length prefix frames a length-prefixed structure (RES-7, CD2, R4): a receiver reads the fields its version defines and rejects a field or list that runs past payload_length (MSG-1); bytes after the last field are rejected when the data's version is one the receiver knows (LEN-1, as RES-7) and skipped when it is newer. The data's version is a HELLO's own protocol_version; any other message is read at the receiver's version. A message type with no payload structure (TENSOR_DATA_END, TENSOR_PUT_ACK, RDMA_READY) has an empty payload, a structure with no fields: writers send none (IX-44), and bytes there are its surplus, rejected at a version the receiver knows (LEN-1) as any structure's are. A TENSOR_DATA frame may carry no data bytes (payload_length 8); it moves nothing. An input that ends inside a message is MSG-8.",
+        ),
+        (
+            "RES-56",
+            "the message_type space (interchange.md §4, I34): 0x00000000, 0x0E–0xEF and values above 0xFF are \"unassigned\" with no status",
+            "0x00000000 is invalid (a zeroed header is no message); 0x01–0xEF are public, allocated by amendment; 0xF0–0xFE private (IX-6); 0xFF invalid (IX-7); 0x100 and above reserved for future versions, closed to allocation within the protocol's versions as released. A receiver answers every value it does not recognise (invalid, unallocated, reserved, private without agreement) as IX-5 says: ERROR (INVALID_MESSAGE) and close the stream.",
+        ),
+        (
+            "RES-57",
+            "error codes (interchange.md I35): codes outside 0x01–0x08 and 0xF0–0xFE have no status; the receiver action for an unknown code and the message's UTF-8 validity and emptiness are unstated",
+            "0x00000000 is invalid (no error), 0x01–0xEF public, 0xF0–0xFE private, 0xFF and above reserved. An ERROR ends its stream whatever its code (IX-87), so a code the receiver does not know is reported (MSG-3) and the ERROR is acted on as one with a generic cause; it is never rejected. The message is UTF-8 (MSG-6) and may be empty.",
+        ),
+        (
+            "RES-58",
+            "PING and PONG (interchange.md I28): payload, stream_id, answer obligation and timeouts are not specified",
+            "a PING's payload is opaque bytes, possibly none; a PONG answers a PING with the same stream_id and the same payload bytes. Whether and when a peer pings, and its timeouts, are implementation policy.",
+        ),
+        (
+            "RES-59",
+            "reserved capability and request bits (interchange.md I31): \"must be 0\" with no receiver action; RES-2 rejects non-zero reserved bits, but a HELLO is sent before the peer's version is known",
+            "writers leave every bit their version does not define 0 (IX-12, IX-22). A receiver ignores a capability bit it does not know and reports it (MSG-4): a newer peer's advertisement must not fail the handshake it is negotiating. A request is sent at the negotiated version, so a request bit that version does not define is rejected (IX-22, as RES-2). RDMA_GPUDIRECT without RDMA_DATA_PLANE advertises neither (IX-13).",
+        ),
+        (
+            "RES-60",
+            "tags in HELLO lists, layout lists and preferred_device (interchange.md I36, I18): no receiver action for reserved, invalid, private, unallocated or duplicate tags; the device and memory-class spaces belong to the descriptor axis, which moves independently of the protocol's",
+            "a list advertises: a receiver ignores each tag it does not know and reports it (MSG-5); an extension layout entry (a private layout tag, 0xF0–0xFE, the layout space's private range) carries its u16 metadata length and is skipped by it when not understood (IX-18, IX-19, IX-20); duplicates mean what their first occurrence means. A preferred_device the server does not know or cannot serve is answered with ERROR DEVICE_UNAVAILABLE (IX-31, IX-32), not rejected as malformed.",
+        ),
+        (
+            "RES-61",
+            "tensor_key constraints (interchange.md I37): empty keys, maximum length and UTF-8 validation are not stated",
+            "a tensor_key is valid UTF-8 (MSG-6), as a file's index names are (F21); it may be empty and is bounded only by the message size. Which key exists is the server's: an unknown one is answered with UNKNOWN_TENSOR.",
+        ),
+        (
+            "RES-62",
+            "a tensor's bytes on the wire (interchange.md I4, I5, I6, I12): total_data_bytes is tied to nothing, byte_offset_in_buffer names a single buffer, TENSOR_PUT's descriptor prefix may differ from descriptor_length, and shard_index and total_shards have no stated range",
+            "a tensor's data on the wire is its buffers in buffer-table order, each its byte_size bytes, unpadded (the canonical stream's encoding, RES-51); total_data_bytes is the sum of their byte_size and byte_offset_in_buffer an offset into that concatenation. TENSOR_PUT's descriptor_length equals the descriptor's own descriptor_length. payload_length bounds what follows the descriptor as RES-55 says. total_shards is at least 1 (MSG-7); each shard_index is below it and names one shard, checked with the shards' consistency (IX-64).",
         ),
     ];
 }
@@ -13543,6 +15560,3583 @@ pub mod structures {
                     ))?;
             }
             Ok(__out)
+        }
+    }
+    /// What a parse of `interchange_message` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    struct InterchangeMessagePositions<'a> {
+        kept_payload: MessageTypeVariantView<'a>,
+    }
+    /// Interchange message (12-byte header, then the payload) (`interchange_message`): a borrowed view.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct InterchangeMessageView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: InterchangeMessagePositions<'a>,
+    }
+    impl<'a> InterchangeMessageView<'a> {
+        /// Offset in bytes of `message_type` from the start of the structure.
+        pub const OFFSET_MESSAGE_TYPE: usize = 0;
+        /// Offset in bytes of `stream_id` from the start of the structure.
+        pub const OFFSET_STREAM_ID: usize = 4;
+        /// Offset in bytes of `payload_length` from the start of the structure.
+        pub const OFFSET_PAYLOAD_LENGTH: usize = 8;
+        /// Offset in bytes of `payload` from the start of the structure.
+        pub const OFFSET_PAYLOAD: usize = 12;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_message_type = r.offset();
+            let f_message_type = crate::wire::TagValue::<
+                super::tags::MessageType,
+            >::from_raw(r.scalar::<u32>("message_type")? as u32);
+            {
+                let v = f_message_type;
+                ctx.tag(v, o_message_type, None)?;
+            }
+            let o_stream_id = r.offset();
+            let f_stream_id = r.scalar::<u32>("stream_id")?;
+            {
+                let v = f_stream_id;
+                {
+                    let __x = v;
+                    let __at = o_stream_id;
+                    if true && !((__x as i128) != 0) {
+                        ctx.violation(
+                            crate::generated::rules::Rule::Ix4,
+                            __at,
+                            format_args!(
+                                "{} = {:?} {}", "stream_id", __x, "must not be 0"
+                            ),
+                        )?;
+                    }
+                }
+            }
+            let o_payload_length = r.offset();
+            let f_payload_length = r.scalar::<u32>("payload_length")?;
+            let o_payload = r.offset();
+            let f_payload = {
+                let mut __sub = r
+                    .sub(
+                        f_payload_length as u64,
+                        crate::generated::rules::Rule::Msg1,
+                        "payload",
+                    )?;
+                let __sub = &mut __sub;
+                {
+                    let __r = &mut *__sub;
+                    let __tag = ((f_message_type.raw() as u32) as u32);
+                    MessageTypeVariantView::parse(__r, ctx, __tag, (o_message_type + 0))?
+                }
+            };
+            let bytes = r0.since(__start);
+            Ok(Self {
+                bytes,
+                offset,
+                at: InterchangeMessagePositions {
+                    kept_payload: (f_payload),
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// what the payload is (tags/message_type.toml)
+        pub fn message_type(&self) -> crate::wire::TagValue<super::tags::MessageType> {
+            crate::wire::TagValue::<
+                super::tags::MessageType,
+            >::from_raw(crate::wire::read::<u32>(self.bytes, 0) as u32)
+        }
+        /// Absolute byte offset of this field.
+        pub fn message_type_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// opaque per-stream identifier; 0 is never used
+        pub fn stream_id(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 4)
+        }
+        /// Absolute byte offset of this field.
+        pub fn stream_id_at(&self) -> u64 {
+            (self.offset + 4 as u64)
+        }
+        /// payload bytes after the header; 0 for an empty payload
+        pub fn payload_length(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 8)
+        }
+        /// Absolute byte offset of this field.
+        pub fn payload_length_at(&self) -> u64 {
+            (self.offset + 8 as u64)
+        }
+        /// The `payload` field of `interchange_message` (Interchange message (12-byte header, then the payload)).
+        pub fn payload(&self) -> &MessageTypeVariantView<'a> {
+            &self.at.kept_payload
+        }
+        /// Absolute byte offset of this field.
+        pub fn payload_at(&self) -> u64 {
+            (self.offset + 12 as u64)
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> InterchangeMessage {
+            InterchangeMessage {
+                message_type: self.message_type(),
+                stream_id: self.stream_id(),
+                payload: self.payload().owned(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for InterchangeMessageView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for InterchangeMessageView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay
+                .parse(
+                    bytes,
+                    offset,
+                    |r, ctx, depth| InterchangeMessageView::parse(r, ctx),
+                )
+        }
+    }
+    /// Interchange message (12-byte header, then the payload) (`interchange_message`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct InterchangeMessage {
+        /// what the payload is (tags/message_type.toml)
+        pub message_type: crate::wire::TagValue<super::tags::MessageType>,
+        /// opaque per-stream identifier; 0 is never used
+        pub stream_id: u32,
+        /// The `payload` field of `interchange_message` (Interchange message (12-byte header, then the payload)).
+        pub payload: MessageTypeVariant,
+    }
+    impl InterchangeMessage {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            message_type: crate::wire::TagValue<super::tags::MessageType>,
+            stream_id: u32,
+            payload: MessageTypeVariant,
+        ) -> Self {
+            InterchangeMessage {
+                message_type,
+                stream_id,
+                payload,
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.payload;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {
+            {
+                let x = &mut self.payload;
+                x.fill_defaults(axis, v);
+            }
+        }
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            {
+                let x = &self.payload;
+                v = x.version_needed(axis, v);
+            }
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(((self.message_type).raw() as u32), out);
+            crate::wire::Scalar::put((self.stream_id), out);
+            crate::wire::Scalar::put((self.payload).encoded_len() as u32, out);
+            (self.payload).encode(out);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 4 + 4 + 4 + (self.payload).encoded_len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.message_type;
+                out.push((
+                    "message_type".to_string(),
+                    { crate::value::Value::UInt((*__v).raw() as u64) },
+                ));
+            }
+            {
+                let __v = &self.stream_id;
+                out.push((
+                    "stream_id".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.payload;
+                out.push(("payload".to_string(), (__v).to_value()));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_message_type = {
+                let __x = crate::value::de::field(v, path, "message_type")?;
+                let __p = format!("{}.{}", path, "message_type");
+                crate::value::de::tag(__x, &__p)?
+            };
+            let f_stream_id = {
+                let __x = crate::value::de::field(v, path, "stream_id")?;
+                let __p = format!("{}.{}", path, "stream_id");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            let f_payload = {
+                let __x = crate::value::de::field(v, path, "payload")?;
+                let __p = format!("{}.{}", path, "payload");
+                MessageTypeVariant::from_value(
+                    (f_message_type.raw() as u32) as u32,
+                    __x,
+                    &__p,
+                )?
+            };
+            Ok(InterchangeMessage {
+                message_type: f_message_type,
+                stream_id: f_stream_id,
+                payload: f_payload,
+            })
+        }
+    }
+    /// What a parse of `hello` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    struct HelloPositions<'a> {
+        kept_supported_layouts: crate::seq::VarSeq<'a, LayoutEntryView<'a>>,
+        start_device_count: u64,
+        start_supported_devices: u64,
+        start_class_count: u64,
+        start_supported_memory_classes: u64,
+        end: u64,
+    }
+    /// CLIENT_HELLO / SERVER_HELLO payload (`hello`): a borrowed view.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct HelloView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: HelloPositions<'a>,
+    }
+    impl<'a> HelloView<'a> {
+        /// Offset in bytes of `protocol_version` from the start of the structure.
+        pub const OFFSET_PROTOCOL_VERSION: usize = 0;
+        /// Offset in bytes of `max_message_size` from the start of the structure.
+        pub const OFFSET_MAX_MESSAGE_SIZE: usize = 4;
+        /// Offset in bytes of `capability_flags` from the start of the structure.
+        pub const OFFSET_CAPABILITY_FLAGS: usize = 8;
+        /// Offset in bytes of `layout_count` from the start of the structure.
+        pub const OFFSET_LAYOUT_COUNT: usize = 16;
+        /// Offset in bytes of `supported_layouts` from the start of the structure.
+        pub const OFFSET_SUPPORTED_LAYOUTS: usize = 18;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_protocol_version = r.offset();
+            let f_protocol_version = r.scalar::<u32>("protocol_version")?;
+            {
+                let v = f_protocol_version;
+                {
+                    let __x = v;
+                    let __at = o_protocol_version;
+                    if true && !((__x as i128) >= 1) {
+                        ctx.violation(
+                            crate::generated::rules::Rule::Msg2,
+                            __at,
+                            format_args!(
+                                "{} = {:?} {}", "protocol_version", __x,
+                                "must be at least 1"
+                            ),
+                        )?;
+                    }
+                }
+            }
+            ctx.enter(
+                crate::generated::axes::Axis::Protocol,
+                crate::version::Version::new(
+                    crate::generated::axes::Axis::Protocol.current().major,
+                    u8::try_from(f_protocol_version).unwrap_or(u8::MAX),
+                ),
+                o_protocol_version,
+            )?;
+            let o_max_message_size = r.offset();
+            let f_max_message_size = r.scalar::<u32>("max_message_size")?;
+            let o_capability_flags = r.offset();
+            let f_capability_flags = super::flags::CapabilityFlags(
+                r.scalar::<u64>("capability_flags")?,
+            );
+            {
+                let v = f_capability_flags;
+                ctx.flags(v, o_capability_flags)?;
+            }
+            let o_layout_count = r.offset();
+            let f_layout_count = r.scalar::<u16>("layout_count")?;
+            let o_supported_layouts = r.offset();
+            let f_supported_layouts = {
+                let __n = (f_layout_count as u64);
+                if __n > r.remaining() as u64 {
+                    return Err(
+                        crate::error::Error::fmt(
+                            r.bound(),
+                            o_supported_layouts,
+                            format_args!(
+                                "{} declares {} entries but only {} bytes remain",
+                                "supported_layouts", __n, r.remaining()
+                            ),
+                        ),
+                    );
+                }
+                let __seq_pos = r.pos();
+                let mut __seq = crate::seq::VarSeq::start(
+                    __n,
+                    r.remaining(),
+                    ctx.replay(0),
+                );
+                for _ in 0..__n {
+                    let (__entry_pos, __entry_at) = (r.pos(), r.offset());
+                    let __entry = LayoutEntryView::parse(r, ctx)?;
+                    __seq
+                        .push(
+                            __entry,
+                            r.since(__entry_pos),
+                            __entry_at,
+                            r.offset() - o_supported_layouts,
+                        );
+                }
+                __seq.finish(r.since(__seq_pos), o_supported_layouts)
+            };
+            let o_device_count = r.offset();
+            let f_device_count = r.scalar::<u16>("device_count")?;
+            let o_supported_devices = r.offset();
+            let f_supported_devices = r
+                .array::<u8>((f_device_count as u64), "supported_devices")?;
+            {
+                let v = f_supported_devices;
+                for (__k, __raw) in v.iter().enumerate() {
+                    ctx.tag(
+                        crate::wire::TagValue::<
+                            super::tags::Device,
+                        >::from_raw(__raw as u32),
+                        o_supported_devices + __k as u64 * 1,
+                        Some(crate::generated::rules::Rule::Msg5),
+                    )?;
+                }
+            }
+            let o_class_count = r.offset();
+            let f_class_count = r.scalar::<u16>("class_count")?;
+            let o_supported_memory_classes = r.offset();
+            let f_supported_memory_classes = r
+                .array::<u8>((f_class_count as u64), "supported_memory_classes")?;
+            {
+                let v = f_supported_memory_classes;
+                for (__k, __raw) in v.iter().enumerate() {
+                    ctx.tag(
+                        crate::wire::TagValue::<
+                            super::tags::MemoryClass,
+                        >::from_raw(__raw as u32),
+                        o_supported_memory_classes + __k as u64 * 1,
+                        Some(crate::generated::rules::Rule::Msg5),
+                    )?;
+                }
+            }
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "CLIENT_HELLO / SERVER_HELLO payload",
+                )?;
+            let bytes = r0.since(__start);
+            Ok(Self {
+                bytes,
+                offset,
+                at: HelloPositions {
+                    kept_supported_layouts: (f_supported_layouts),
+                    start_device_count: (o_device_count - offset) as u64,
+                    start_supported_devices: (o_supported_devices - offset) as u64,
+                    start_class_count: (o_class_count - offset) as u64,
+                    start_supported_memory_classes: (o_supported_memory_classes - offset)
+                        as u64,
+                    end: (__rest_at - offset) as u64,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// the sender's protocol version (a SERVER_HELLO's: the version the server will use, at most the client's, IX-11)
+        pub fn protocol_version(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 0)
+        }
+        /// Absolute byte offset of this field.
+        pub fn protocol_version_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// the largest payload, in bytes, the sender accepts
+        pub fn max_message_size(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 4)
+        }
+        /// Absolute byte offset of this field.
+        pub fn max_message_size_at(&self) -> u64 {
+            (self.offset + 4 as u64)
+        }
+        /// The `capability_flags` field of `hello` (CLIENT_HELLO / SERVER_HELLO payload).
+        pub fn capability_flags(&self) -> super::flags::CapabilityFlags {
+            super::flags::CapabilityFlags(crate::wire::read::<u64>(self.bytes, 8))
+        }
+        /// Absolute byte offset of this field.
+        pub fn capability_flags_at(&self) -> u64 {
+            (self.offset + 8 as u64)
+        }
+        /// The `layout_count` field of `hello` (CLIENT_HELLO / SERVER_HELLO payload).
+        pub fn layout_count(&self) -> u16 {
+            crate::wire::read::<u16>(self.bytes, 16)
+        }
+        /// Absolute byte offset of this field.
+        pub fn layout_count_at(&self) -> u64 {
+            (self.offset + 16 as u64)
+        }
+        /// layouts the sender can consume (client, most preferred first) or produce (server)
+        pub fn supported_layouts(&self) -> &crate::seq::VarSeq<'a, LayoutEntryView<'a>> {
+            &self.at.kept_supported_layouts
+        }
+        /// Absolute byte offset of this field.
+        pub fn supported_layouts_at(&self) -> u64 {
+            (self.offset + 18 as u64)
+        }
+        /// The `device_count` field of `hello` (CLIENT_HELLO / SERVER_HELLO payload).
+        pub fn device_count(&self) -> u16 {
+            crate::wire::read::<u16>(self.bytes, (self.at.start_device_count as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn device_count_at(&self) -> u64 {
+            (self.offset + (self.at.start_device_count as usize) as u64)
+        }
+        /// device tags the sender accepts or targets; an unknown one is ignored (RES-60)
+        pub fn supported_devices(&self) -> crate::wire::Array<'a, u8> {
+            crate::wire::Array::new(
+                &self
+                    .bytes[(self.at.start_supported_devices
+                    as usize)..(self.at.start_class_count as usize)],
+            )
+        }
+        /// Absolute byte offset of this field.
+        pub fn supported_devices_at(&self) -> u64 {
+            (self.offset + (self.at.start_supported_devices as usize) as u64)
+        }
+        /// 0: the STANDARD memory class only (IX-14); always sent (RES-54)
+        pub fn class_count(&self) -> u16 {
+            crate::wire::read::<u16>(self.bytes, (self.at.start_class_count as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn class_count_at(&self) -> u64 {
+            (self.offset + (self.at.start_class_count as usize) as u64)
+        }
+        /// memory classes the sender accepts or produces; empty means STANDARD only (IX-14)
+        pub fn supported_memory_classes(&self) -> crate::wire::Array<'a, u8> {
+            crate::wire::Array::new(
+                &self
+                    .bytes[(self.at.start_supported_memory_classes
+                    as usize)..(self.at.end as usize)],
+            )
+        }
+        /// Absolute byte offset of this field.
+        pub fn supported_memory_classes_at(&self) -> u64 {
+            (self.offset + (self.at.start_supported_memory_classes as usize) as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> Hello {
+            Hello {
+                protocol_version: self.protocol_version(),
+                max_message_size: self.max_message_size(),
+                capability_flags: self.capability_flags(),
+                supported_layouts: self
+                    .supported_layouts()
+                    .iter()
+                    .map(|x| x.owned())
+                    .collect(),
+                supported_devices: self.supported_devices().to_vec(),
+                supported_memory_classes: self.supported_memory_classes().to_vec(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for HelloView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for HelloView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| HelloView::parse(r, ctx))
+        }
+    }
+    /// CLIENT_HELLO / SERVER_HELLO payload (`hello`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Hello {
+        /// the sender's protocol version (a SERVER_HELLO's: the version the server will use, at most the client's, IX-11)
+        pub protocol_version: u32,
+        /// the largest payload, in bytes, the sender accepts
+        pub max_message_size: u32,
+        /// The `capability_flags` field of `hello` (CLIENT_HELLO / SERVER_HELLO payload).
+        pub capability_flags: super::flags::CapabilityFlags,
+        /// layouts the sender can consume (client, most preferred first) or produce (server)
+        pub supported_layouts: Vec<LayoutEntry>,
+        /// device tags the sender accepts or targets; an unknown one is ignored (RES-60)
+        pub supported_devices: Vec<u8>,
+        /// memory classes the sender accepts or produces; empty means STANDARD only (IX-14)
+        pub supported_memory_classes: Vec<u8>,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl Hello {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            protocol_version: u32,
+            max_message_size: u32,
+            capability_flags: super::flags::CapabilityFlags,
+            supported_layouts: Vec<LayoutEntry>,
+            supported_devices: Vec<u8>,
+            supported_memory_classes: Vec<u8>,
+        ) -> Self {
+            Hello {
+                protocol_version,
+                max_message_size,
+                capability_flags,
+                supported_layouts,
+                supported_devices,
+                supported_memory_classes,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            for x in &mut self.supported_layouts {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {
+            for x in &mut self.supported_layouts {
+                x.fill_defaults(axis, v);
+            }
+        }
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            for x in &self.supported_layouts {
+                v = x.version_needed(axis, v);
+            }
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put((self.protocol_version), out);
+            crate::wire::Scalar::put((self.max_message_size), out);
+            crate::wire::Scalar::put((self.capability_flags).0, out);
+            crate::wire::Scalar::put(self.supported_layouts.len() as u16, out);
+            for __e in (self.supported_layouts).iter() {
+                __e.encode(out);
+            }
+            crate::wire::Scalar::put(self.supported_devices.len() as u16, out);
+            for __e in (self.supported_devices).iter() {
+                crate::wire::Scalar::put(*__e, out);
+            }
+            crate::wire::Scalar::put(self.supported_memory_classes.len() as u16, out);
+            for __e in (self.supported_memory_classes).iter() {
+                crate::wire::Scalar::put(*__e, out);
+            }
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 4 + 4 + 8 + 2
+                + (self.supported_layouts)
+                    .iter()
+                    .map(|__e| __e.encoded_len())
+                    .sum::<usize>() + 2 + (self.supported_devices).len() * 1 + 2
+                + (self.supported_memory_classes).len() * 1 + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.protocol_version;
+                out.push((
+                    "protocol_version".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.max_message_size;
+                out.push((
+                    "max_message_size".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.capability_flags;
+                out.push((
+                    "capability_flags".to_string(),
+                    { crate::value::Value::UInt((*__v).0 as u64) },
+                ));
+            }
+            {
+                let __v = &self.supported_layouts;
+                out.push((
+                    "supported_layouts".to_string(),
+                    crate::value::Value::Array(
+                        (__v).iter().map(|__e| __e.to_value()).collect(),
+                    ),
+                ));
+            }
+            {
+                let __v = &self.supported_devices;
+                out.push((
+                    "supported_devices".to_string(),
+                    crate::value::Value::Array(
+                        (__v)
+                            .iter()
+                            .map(|__e| crate::value::Value::UInt((*__e) as u64))
+                            .collect(),
+                    ),
+                ));
+            }
+            {
+                let __v = &self.supported_memory_classes;
+                out.push((
+                    "supported_memory_classes".to_string(),
+                    crate::value::Value::Array(
+                        (__v)
+                            .iter()
+                            .map(|__e| crate::value::Value::UInt((*__e) as u64))
+                            .collect(),
+                    ),
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_protocol_version = {
+                let __x = crate::value::de::field(v, path, "protocol_version")?;
+                let __p = format!("{}.{}", path, "protocol_version");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            let f_max_message_size = {
+                let __x = crate::value::de::field(v, path, "max_message_size")?;
+                let __p = format!("{}.{}", path, "max_message_size");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            let f_capability_flags = {
+                let __x = crate::value::de::field(v, path, "capability_flags")?;
+                let __p = format!("{}.{}", path, "capability_flags");
+                super::flags::CapabilityFlags(crate::value::de::int::<u64>(__x, &__p)?)
+            };
+            let f_supported_layouts = {
+                let __x = crate::value::de::field(v, path, "supported_layouts")?;
+                let __p = format!("{}.{}", path, "supported_layouts");
+                crate::value::de::array(__x, &__p)?
+                    .iter()
+                    .enumerate()
+                    .map(|(__i, __e)| LayoutEntry::from_value(
+                        __e,
+                        &format!("{}[{}]", & __p, __i),
+                    ))
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let f_supported_devices = {
+                let __x = crate::value::de::field(v, path, "supported_devices")?;
+                let __p = format!("{}.{}", path, "supported_devices");
+                crate::value::de::array(__x, &__p)?
+                    .iter()
+                    .map(|__e| Ok(crate::value::de::int::<u8>(__e, &__p)?))
+                    .collect::<Result<Vec<_>, crate::value::ValueError>>()?
+            };
+            let f_supported_memory_classes = {
+                let __x = crate::value::de::field(v, path, "supported_memory_classes")?;
+                let __p = format!("{}.{}", path, "supported_memory_classes");
+                crate::value::de::array(__x, &__p)?
+                    .iter()
+                    .map(|__e| Ok(crate::value::de::int::<u8>(__e, &__p)?))
+                    .collect::<Result<Vec<_>, crate::value::ValueError>>()?
+            };
+            Ok(Hello {
+                protocol_version: f_protocol_version,
+                max_message_size: f_max_message_size,
+                capability_flags: f_capability_flags,
+                supported_layouts: f_supported_layouts,
+                supported_devices: f_supported_devices,
+                supported_memory_classes: f_supported_memory_classes,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `layout_entry` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct LayoutEntryPositions {
+        start_ext_metadata: u32,
+        present: [u8; 1],
+    }
+    /// Layout entry of a layout list (HELLO, TENSOR_REQUEST) (`layout_entry`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct LayoutEntryView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: LayoutEntryPositions,
+    }
+    impl<'a> LayoutEntryView<'a> {
+        /// Offset in bytes of `layout_tag` from the start of the structure.
+        pub const OFFSET_LAYOUT_TAG: usize = 0;
+        /// Offset in bytes of `ext_metadata_length` from the start of the structure.
+        pub const OFFSET_EXT_METADATA_LENGTH: usize = 1;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_layout_tag = r.offset();
+            let f_layout_tag = crate::wire::TagValue::<
+                super::tags::Layout,
+            >::from_raw(r.scalar::<u8>("layout_tag")? as u32);
+            {
+                let v = f_layout_tag;
+                ctx.tag(v, o_layout_tag, Some(crate::generated::rules::Rule::Msg5))?;
+            }
+            let o_ext_metadata_length = r.offset();
+            let f_ext_metadata_length = if ((240..=254)
+                .contains(&(f_layout_tag.raw() as i128)))
+            {
+                Some(r.scalar::<u16>("ext_metadata_length")?)
+            } else {
+                None
+            };
+            let o_ext_metadata = r.offset();
+            let f_ext_metadata = if ((240..=254).contains(&(f_layout_tag.raw() as i128)))
+            {
+                Some(
+                    r.take((f_ext_metadata_length.unwrap_or(0) as u64), "ext_metadata")?,
+                )
+            } else {
+                None
+            };
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "Layout entry of a layout list (HELLO, TENSOR_REQUEST)",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: LayoutEntryPositions {
+                    start_ext_metadata: (o_ext_metadata - offset) as u32,
+                    present: [
+                        ((f_ext_metadata_length.is_some() as u8) << 0)
+                            | ((f_ext_metadata.is_some() as u8) << 1),
+                    ],
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// a layout tag; an unknown one is ignored (RES-60)
+        pub fn layout_tag(&self) -> crate::wire::TagValue<super::tags::Layout> {
+            crate::wire::TagValue::<
+                super::tags::Layout,
+            >::from_raw(crate::wire::read::<u8>(self.bytes, 0) as u32)
+        }
+        /// Absolute byte offset of this field.
+        pub fn layout_tag_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// an extension entry's metadata bytes (IX-18)
+        pub fn ext_metadata_length(&self) -> Option<u16> {
+            if (self.at.present[0] & 1 != 0) {
+                Some(crate::wire::read::<u16>(self.bytes, 1))
+            } else {
+                None
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn ext_metadata_length_at(&self) -> u64 {
+            (self.offset + 1 as u64)
+        }
+        /// opaque, agreed out of band; skipped when not understood (IX-19)
+        pub fn ext_metadata(&self) -> Option<&'a [u8]> {
+            if (self.at.present[0] & 2 != 0) {
+                Some(
+                    &self.bytes[(self.at.start_ext_metadata as usize)..self.bytes.len()],
+                )
+            } else {
+                None
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn ext_metadata_at(&self) -> u64 {
+            (self.offset + (self.at.start_ext_metadata as usize) as u64)
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> LayoutEntry {
+            LayoutEntry {
+                layout_tag: self.layout_tag(),
+                ext_metadata: self.ext_metadata().map(|v| v.to_vec()),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for LayoutEntryView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for LayoutEntryView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| LayoutEntryView::parse(r, ctx))
+        }
+    }
+    /// Layout entry of a layout list (HELLO, TENSOR_REQUEST) (`layout_entry`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct LayoutEntry {
+        /// a layout tag; an unknown one is ignored (RES-60)
+        pub layout_tag: crate::wire::TagValue<super::tags::Layout>,
+        /// opaque, agreed out of band; skipped when not understood (IX-19)
+        pub ext_metadata: Option<Vec<u8>>,
+    }
+    impl LayoutEntry {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(layout_tag: crate::wire::TagValue<super::tags::Layout>) -> Self {
+            LayoutEntry {
+                layout_tag,
+                ext_metadata: None,
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[
+            "ext_metadata_length",
+            "ext_metadata",
+        ];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {}
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(((self.layout_tag).raw() as u8), out);
+            if self.ext_metadata.is_some() {
+                crate::wire::Scalar::put(
+                    self.ext_metadata.as_ref().map_or(0, |x| x.len()) as u16,
+                    out,
+                );
+            }
+            if let Some(__v) = &self.ext_metadata {
+                let __v = __v;
+                out.extend_from_slice(&(__v));
+            }
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 1 + if self.ext_metadata.is_some() { 2 } else { 0 }
+                + match &self.ext_metadata {
+                    Some(__v) => (__v).len(),
+                    None => 0,
+                }
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.layout_tag;
+                out.push((
+                    "layout_tag".to_string(),
+                    { crate::value::Value::UInt((*__v).raw() as u64) },
+                ));
+            }
+            out.push((
+                "ext_metadata".to_string(),
+                match &self.ext_metadata {
+                    Some(__v) => crate::value::Value::Bytes((__v).clone()),
+                    None => crate::value::Value::Null,
+                },
+            ));
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_layout_tag = {
+                let __x = crate::value::de::field(v, path, "layout_tag")?;
+                let __p = format!("{}.{}", path, "layout_tag");
+                crate::value::de::tag(__x, &__p)?
+            };
+            let f_ext_metadata = match crate::value::de::opt(v, "ext_metadata") {
+                Some(__x) => {
+                    let __p = format!("{}.{}", path, "ext_metadata");
+                    Some(crate::value::de::bytes(__x, &__p)?)
+                }
+                None => None,
+            };
+            Ok(LayoutEntry {
+                layout_tag: f_layout_tag,
+                ext_metadata: f_ext_metadata,
+            })
+        }
+    }
+    /// What a parse of `tensor_request` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    struct TensorRequestPositions<'a> {
+        start_layout_count: u64,
+        start_preferred_layouts: u64,
+        kept_preferred_layouts: crate::seq::VarSeq<'a, LayoutEntryView<'a>>,
+        start_preferred_device: u64,
+        start_min_alignment: u64,
+        start_request_flags: u64,
+        end: u64,
+    }
+    /// TENSOR_REQUEST payload (`tensor_request`): a borrowed view.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorRequestView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: TensorRequestPositions<'a>,
+    }
+    impl<'a> TensorRequestView<'a> {
+        /// Offset in bytes of `key_length` from the start of the structure.
+        pub const OFFSET_KEY_LENGTH: usize = 0;
+        /// Offset in bytes of `tensor_key` from the start of the structure.
+        pub const OFFSET_TENSOR_KEY: usize = 4;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_key_length = r.offset();
+            let f_key_length = r.scalar::<u32>("key_length")?;
+            let o_tensor_key = r.offset();
+            let f_tensor_key = {
+                let __b = r.take((f_key_length as u64), "tensor_key")?;
+                match std::str::from_utf8(__b) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        return Err(
+                            crate::error::Error::fmt(
+                                crate::generated::rules::Rule::Msg6,
+                                o_tensor_key + e.valid_up_to() as u64,
+                                format_args!("{} is not valid UTF-8", "tensor_key"),
+                            ),
+                        );
+                    }
+                }
+            };
+            let o_layout_count = r.offset();
+            let f_layout_count = r.scalar::<u16>("layout_count")?;
+            let o_preferred_layouts = r.offset();
+            let f_preferred_layouts = {
+                let __n = (f_layout_count as u64);
+                if __n > r.remaining() as u64 {
+                    return Err(
+                        crate::error::Error::fmt(
+                            r.bound(),
+                            o_preferred_layouts,
+                            format_args!(
+                                "{} declares {} entries but only {} bytes remain",
+                                "preferred_layouts", __n, r.remaining()
+                            ),
+                        ),
+                    );
+                }
+                let __seq_pos = r.pos();
+                let mut __seq = crate::seq::VarSeq::start(
+                    __n,
+                    r.remaining(),
+                    ctx.replay(0),
+                );
+                for _ in 0..__n {
+                    let (__entry_pos, __entry_at) = (r.pos(), r.offset());
+                    let __entry = LayoutEntryView::parse(r, ctx)?;
+                    __seq
+                        .push(
+                            __entry,
+                            r.since(__entry_pos),
+                            __entry_at,
+                            r.offset() - o_preferred_layouts,
+                        );
+                }
+                __seq.finish(r.since(__seq_pos), o_preferred_layouts)
+            };
+            let o_preferred_device = r.offset();
+            let f_preferred_device = crate::wire::TagValue::<
+                super::tags::Device,
+            >::from_raw(r.scalar::<u8>("preferred_device")? as u32);
+            {
+                let v = f_preferred_device;
+                ctx.tag(
+                    v,
+                    o_preferred_device,
+                    Some(crate::generated::rules::Rule::Msg5),
+                )?;
+            }
+            let o_min_alignment = r.offset();
+            let f_min_alignment = r.scalar::<u32>("min_alignment")?;
+            {
+                let v = f_min_alignment;
+                {
+                    let __x = v;
+                    let __at = o_min_alignment;
+                    if true
+                        && !((__x as i128) > 0
+                            && ((__x as i128) & ((__x as i128) - 1)) == 0)
+                    {
+                        ctx.violation(
+                            crate::generated::rules::Rule::Ix21,
+                            __at,
+                            format_args!(
+                                "{} = {:?} {}", "min_alignment", __x,
+                                "must be a power of two"
+                            ),
+                        )?;
+                    }
+                }
+            }
+            let o_request_flags = r.offset();
+            let f_request_flags = super::flags::RequestFlags(
+                r.scalar::<u32>("request_flags")?,
+            );
+            {
+                let v = f_request_flags;
+                ctx.flags(v, o_request_flags)?;
+            }
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "TENSOR_REQUEST payload",
+                )?;
+            let bytes = r0.since(__start);
+            Ok(Self {
+                bytes,
+                offset,
+                at: TensorRequestPositions {
+                    start_layout_count: (o_layout_count - offset) as u64,
+                    start_preferred_layouts: (o_preferred_layouts - offset) as u64,
+                    kept_preferred_layouts: (f_preferred_layouts),
+                    start_preferred_device: (o_preferred_device - offset) as u64,
+                    start_min_alignment: (o_min_alignment - offset) as u64,
+                    start_request_flags: (o_request_flags - offset) as u64,
+                    end: (__rest_at - offset) as u64,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// The `key_length` field of `tensor_request` (TENSOR_REQUEST payload).
+        pub fn key_length(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 0)
+        }
+        /// Absolute byte offset of this field.
+        pub fn key_length_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// the requested tensor's key, UTF-8 (RES-61)
+        pub fn tensor_key(&self) -> &'a str {
+            {
+                let __b: &'a [u8] = &self
+                    .bytes[4..(self.at.start_layout_count as usize)];
+                unsafe { crate::wire::validated_str(__b) }
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn tensor_key_at(&self) -> u64 {
+            (self.offset + 4 as u64)
+        }
+        /// 0: no layout preference (IX-23)
+        pub fn layout_count(&self) -> u16 {
+            crate::wire::read::<u16>(self.bytes, (self.at.start_layout_count as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn layout_count_at(&self) -> u64 {
+            (self.offset + (self.at.start_layout_count as usize) as u64)
+        }
+        /// most preferred first
+        pub fn preferred_layouts(&self) -> &crate::seq::VarSeq<'a, LayoutEntryView<'a>> {
+            &self.at.kept_preferred_layouts
+        }
+        /// Absolute byte offset of this field.
+        pub fn preferred_layouts_at(&self) -> u64 {
+            (self.offset + (self.at.start_preferred_layouts as usize) as u64)
+        }
+        /// the device for the response buffers; an unknown one is answered with DEVICE_UNAVAILABLE, not rejected (RES-60)
+        pub fn preferred_device(&self) -> crate::wire::TagValue<super::tags::Device> {
+            crate::wire::TagValue::<
+                super::tags::Device,
+            >::from_raw(
+                crate::wire::read::<
+                    u8,
+                >(self.bytes, (self.at.start_preferred_device as usize)) as u32,
+            )
+        }
+        /// Absolute byte offset of this field.
+        pub fn preferred_device_at(&self) -> u64 {
+            (self.offset + (self.at.start_preferred_device as usize) as u64)
+        }
+        /// the buffer alignment in bytes the client needs
+        pub fn min_alignment(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, (self.at.start_min_alignment as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn min_alignment_at(&self) -> u64 {
+            (self.offset + (self.at.start_min_alignment as usize) as u64)
+        }
+        /// The `request_flags` field of `tensor_request` (TENSOR_REQUEST payload).
+        pub fn request_flags(&self) -> super::flags::RequestFlags {
+            super::flags::RequestFlags(
+                crate::wire::read::<
+                    u32,
+                >(self.bytes, (self.at.start_request_flags as usize)),
+            )
+        }
+        /// Absolute byte offset of this field.
+        pub fn request_flags_at(&self) -> u64 {
+            (self.offset + (self.at.start_request_flags as usize) as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> TensorRequest {
+            TensorRequest {
+                tensor_key: self.tensor_key().to_string(),
+                preferred_layouts: self
+                    .preferred_layouts()
+                    .iter()
+                    .map(|x| x.owned())
+                    .collect(),
+                preferred_device: self.preferred_device(),
+                min_alignment: self.min_alignment(),
+                request_flags: self.request_flags(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for TensorRequestView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for TensorRequestView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| TensorRequestView::parse(r, ctx))
+        }
+    }
+    /// TENSOR_REQUEST payload (`tensor_request`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TensorRequest {
+        /// the requested tensor's key, UTF-8 (RES-61)
+        pub tensor_key: String,
+        /// most preferred first
+        pub preferred_layouts: Vec<LayoutEntry>,
+        /// the device for the response buffers; an unknown one is answered with DEVICE_UNAVAILABLE, not rejected (RES-60)
+        pub preferred_device: crate::wire::TagValue<super::tags::Device>,
+        /// the buffer alignment in bytes the client needs
+        pub min_alignment: u32,
+        /// The `request_flags` field of `tensor_request` (TENSOR_REQUEST payload).
+        pub request_flags: super::flags::RequestFlags,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl TensorRequest {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            tensor_key: String,
+            preferred_layouts: Vec<LayoutEntry>,
+            preferred_device: crate::wire::TagValue<super::tags::Device>,
+            min_alignment: u32,
+            request_flags: super::flags::RequestFlags,
+        ) -> Self {
+            TensorRequest {
+                tensor_key,
+                preferred_layouts,
+                preferred_device,
+                min_alignment,
+                request_flags,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            for x in &mut self.preferred_layouts {
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {
+            for x in &mut self.preferred_layouts {
+                x.fill_defaults(axis, v);
+            }
+        }
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            for x in &self.preferred_layouts {
+                v = x.version_needed(axis, v);
+            }
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(self.tensor_key.len() as u32, out);
+            out.extend_from_slice((self.tensor_key).as_bytes());
+            crate::wire::Scalar::put(self.preferred_layouts.len() as u16, out);
+            for __e in (self.preferred_layouts).iter() {
+                __e.encode(out);
+            }
+            crate::wire::Scalar::put(((self.preferred_device).raw() as u8), out);
+            crate::wire::Scalar::put((self.min_alignment), out);
+            crate::wire::Scalar::put((self.request_flags).0, out);
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 4 + (self.tensor_key).len() + 2
+                + (self.preferred_layouts)
+                    .iter()
+                    .map(|__e| __e.encoded_len())
+                    .sum::<usize>() + 1 + 4 + 4 + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.tensor_key;
+                out.push((
+                    "tensor_key".to_string(),
+                    crate::value::Value::Str((__v).clone()),
+                ));
+            }
+            {
+                let __v = &self.preferred_layouts;
+                out.push((
+                    "preferred_layouts".to_string(),
+                    crate::value::Value::Array(
+                        (__v).iter().map(|__e| __e.to_value()).collect(),
+                    ),
+                ));
+            }
+            {
+                let __v = &self.preferred_device;
+                out.push((
+                    "preferred_device".to_string(),
+                    { crate::value::Value::UInt((*__v).raw() as u64) },
+                ));
+            }
+            {
+                let __v = &self.min_alignment;
+                out.push((
+                    "min_alignment".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.request_flags;
+                out.push((
+                    "request_flags".to_string(),
+                    { crate::value::Value::UInt((*__v).0 as u64) },
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_tensor_key = {
+                let __x = crate::value::de::field(v, path, "tensor_key")?;
+                let __p = format!("{}.{}", path, "tensor_key");
+                crate::value::de::string(__x, &__p)?
+            };
+            let f_preferred_layouts = {
+                let __x = crate::value::de::field(v, path, "preferred_layouts")?;
+                let __p = format!("{}.{}", path, "preferred_layouts");
+                crate::value::de::array(__x, &__p)?
+                    .iter()
+                    .enumerate()
+                    .map(|(__i, __e)| LayoutEntry::from_value(
+                        __e,
+                        &format!("{}[{}]", & __p, __i),
+                    ))
+                    .collect::<Result<Vec<_>, _>>()?
+            };
+            let f_preferred_device = {
+                let __x = crate::value::de::field(v, path, "preferred_device")?;
+                let __p = format!("{}.{}", path, "preferred_device");
+                crate::value::de::tag(__x, &__p)?
+            };
+            let f_min_alignment = {
+                let __x = crate::value::de::field(v, path, "min_alignment")?;
+                let __p = format!("{}.{}", path, "min_alignment");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            let f_request_flags = {
+                let __x = crate::value::de::field(v, path, "request_flags")?;
+                let __p = format!("{}.{}", path, "request_flags");
+                super::flags::RequestFlags(crate::value::de::int::<u32>(__x, &__p)?)
+            };
+            Ok(TensorRequest {
+                tensor_key: f_tensor_key,
+                preferred_layouts: f_preferred_layouts,
+                preferred_device: f_preferred_device,
+                min_alignment: f_min_alignment,
+                request_flags: f_request_flags,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `tensor_descriptor_payload` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct TensorDescriptorPayloadPositions {
+        kept_descriptor: DescriptorPositions,
+        start_total_data_bytes: u32,
+        start_shard_index: u32,
+        start_total_shards: u32,
+        end: u32,
+    }
+    /// TENSOR_DESCRIPTOR payload (`tensor_descriptor_payload`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorDescriptorPayloadView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: TensorDescriptorPayloadPositions,
+    }
+    impl<'a> TensorDescriptorPayloadView<'a> {
+        /// Offset in bytes of `descriptor` from the start of the structure.
+        pub const OFFSET_DESCRIPTOR: usize = 0;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_descriptor = r.offset();
+            let f_descriptor = DescriptorView::parse(r, ctx)?;
+            let o_total_data_bytes = r.offset();
+            let f_total_data_bytes = r.scalar::<u64>("total_data_bytes")?;
+            let o_shard_index = r.offset();
+            let f_shard_index = r.scalar::<u32>("shard_index")?;
+            let o_total_shards = r.offset();
+            let f_total_shards = r.scalar::<u32>("total_shards")?;
+            {
+                let v = f_total_shards;
+                {
+                    let __x = v;
+                    let __at = o_total_shards;
+                    if true && !((__x as i128) >= 1) {
+                        ctx.violation(
+                            crate::generated::rules::Rule::Msg7,
+                            __at,
+                            format_args!(
+                                "{} = {:?} {}", "total_shards", __x, "must be at least 1"
+                            ),
+                        )?;
+                    }
+                }
+            }
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "TENSOR_DESCRIPTOR payload",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "TENSOR_DESCRIPTOR payload",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: TensorDescriptorPayloadPositions {
+                    kept_descriptor: {
+                        let v = f_descriptor;
+                        v.at
+                    },
+                    start_total_data_bytes: (o_total_data_bytes - offset) as u32,
+                    start_shard_index: (o_shard_index - offset) as u32,
+                    start_total_shards: (o_total_shards - offset) as u32,
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// the whole descriptor, framed by its own descriptor_length
+        pub fn descriptor(&self) -> DescriptorView<'a> {
+            let __r = self.at.kept_descriptor;
+            DescriptorView {
+                bytes: &self.bytes[0..(self.at.start_total_data_bytes as usize)],
+                offset: (self.offset + 0 as u64),
+                at: __r,
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn descriptor_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// bytes the TENSOR_DATA frames of this tensor or shard carry: the sum of its buffers' byte_size (RES-62)
+        pub fn total_data_bytes(&self) -> u64 {
+            crate::wire::read::<
+                u64,
+            >(self.bytes, (self.at.start_total_data_bytes as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn total_data_bytes_at(&self) -> u64 {
+            (self.offset + (self.at.start_total_data_bytes as usize) as u64)
+        }
+        /// this shard's index; 0 when not parallel (IX-45)
+        pub fn shard_index(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, (self.at.start_shard_index as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn shard_index_at(&self) -> u64 {
+            (self.offset + (self.at.start_shard_index as usize) as u64)
+        }
+        /// the shard count; 1 when not parallel (IX-45)
+        pub fn total_shards(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, (self.at.start_total_shards as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn total_shards_at(&self) -> u64 {
+            (self.offset + (self.at.start_total_shards as usize) as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> TensorDescriptorPayload {
+            TensorDescriptorPayload {
+                descriptor: self.descriptor().owned(),
+                total_data_bytes: self.total_data_bytes(),
+                shard_index: self.shard_index(),
+                total_shards: self.total_shards(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for TensorDescriptorPayloadView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for TensorDescriptorPayloadView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay
+                .parse(
+                    bytes,
+                    offset,
+                    |r, ctx, depth| TensorDescriptorPayloadView::parse(r, ctx),
+                )
+        }
+    }
+    /// TENSOR_DESCRIPTOR payload (`tensor_descriptor_payload`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TensorDescriptorPayload {
+        /// the whole descriptor, framed by its own descriptor_length
+        pub descriptor: Descriptor,
+        /// bytes the TENSOR_DATA frames of this tensor or shard carry: the sum of its buffers' byte_size (RES-62)
+        pub total_data_bytes: u64,
+        /// this shard's index; 0 when not parallel (IX-45)
+        pub shard_index: u32,
+        /// the shard count; 1 when not parallel (IX-45)
+        pub total_shards: u32,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl TensorDescriptorPayload {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            descriptor: Descriptor,
+            total_data_bytes: u64,
+            shard_index: u32,
+            total_shards: u32,
+        ) -> Self {
+            TensorDescriptorPayload {
+                descriptor,
+                total_data_bytes,
+                shard_index,
+                total_shards,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.descriptor;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {
+            {
+                let x = &mut self.descriptor;
+                x.fill_defaults(axis, v);
+            }
+        }
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            {
+                let x = &self.descriptor;
+                v = x.version_needed(axis, v);
+            }
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            (self.descriptor).encode(out);
+            crate::wire::Scalar::put((self.total_data_bytes), out);
+            crate::wire::Scalar::put((self.shard_index), out);
+            crate::wire::Scalar::put((self.total_shards), out);
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + (self.descriptor).encoded_len() + 8 + 4 + 4 + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.descriptor;
+                out.push(("descriptor".to_string(), (__v).to_value()));
+            }
+            {
+                let __v = &self.total_data_bytes;
+                out.push((
+                    "total_data_bytes".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.shard_index;
+                out.push((
+                    "shard_index".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.total_shards;
+                out.push((
+                    "total_shards".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_descriptor = {
+                let __x = crate::value::de::field(v, path, "descriptor")?;
+                let __p = format!("{}.{}", path, "descriptor");
+                Descriptor::from_value(__x, &__p)?
+            };
+            let f_total_data_bytes = {
+                let __x = crate::value::de::field(v, path, "total_data_bytes")?;
+                let __p = format!("{}.{}", path, "total_data_bytes");
+                crate::value::de::int::<u64>(__x, &__p)?
+            };
+            let f_shard_index = {
+                let __x = crate::value::de::field(v, path, "shard_index")?;
+                let __p = format!("{}.{}", path, "shard_index");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            let f_total_shards = {
+                let __x = crate::value::de::field(v, path, "total_shards")?;
+                let __p = format!("{}.{}", path, "total_shards");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            Ok(TensorDescriptorPayload {
+                descriptor: f_descriptor,
+                total_data_bytes: f_total_data_bytes,
+                shard_index: f_shard_index,
+                total_shards: f_total_shards,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `tensor_data` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct TensorDataPositions {
+        end: u32,
+    }
+    /// TENSOR_DATA payload (`tensor_data`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorDataView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: TensorDataPositions,
+    }
+    impl<'a> TensorDataView<'a> {
+        /// Offset in bytes of `byte_offset_in_buffer` from the start of the structure.
+        pub const OFFSET_BYTE_OFFSET_IN_BUFFER: usize = 0;
+        /// Offset in bytes of `data` from the start of the structure.
+        pub const OFFSET_DATA: usize = 8;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_byte_offset_in_buffer = r.offset();
+            let f_byte_offset_in_buffer = r.scalar::<u64>("byte_offset_in_buffer")?;
+            let o_data = r.offset();
+            let f_data = r.rest();
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "TENSOR_DATA payload",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "TENSOR_DATA payload",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: TensorDataPositions {
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// where the frame's bytes start in the tensor's data: its buffers in buffer-table order, unpadded (RES-62)
+        pub fn byte_offset_in_buffer(&self) -> u64 {
+            crate::wire::read::<u64>(self.bytes, 0)
+        }
+        /// Absolute byte offset of this field.
+        pub fn byte_offset_in_buffer_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// the frame's data bytes (payload_length − 8)
+        pub fn data(&self) -> &'a [u8] {
+            &self.bytes[8..(self.at.end as usize)]
+        }
+        /// Absolute byte offset of this field.
+        pub fn data_at(&self) -> u64 {
+            (self.offset + 8 as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> TensorData {
+            TensorData {
+                byte_offset_in_buffer: self.byte_offset_in_buffer(),
+                data: self.data().to_vec(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for TensorDataView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for TensorDataView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| TensorDataView::parse(r, ctx))
+        }
+    }
+    /// TENSOR_DATA payload (`tensor_data`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TensorData {
+        /// where the frame's bytes start in the tensor's data: its buffers in buffer-table order, unpadded (RES-62)
+        pub byte_offset_in_buffer: u64,
+        /// the frame's data bytes (payload_length − 8)
+        pub data: Vec<u8>,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl TensorData {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(byte_offset_in_buffer: u64, data: Vec<u8>) -> Self {
+            TensorData {
+                byte_offset_in_buffer,
+                data,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {}
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put((self.byte_offset_in_buffer), out);
+            out.extend_from_slice(&(self.data));
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 8 + (self.data).len() + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.byte_offset_in_buffer;
+                out.push((
+                    "byte_offset_in_buffer".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.data;
+                out.push((
+                    "data".to_string(),
+                    crate::value::Value::Bytes((__v).clone()),
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_byte_offset_in_buffer = {
+                let __x = crate::value::de::field(v, path, "byte_offset_in_buffer")?;
+                let __p = format!("{}.{}", path, "byte_offset_in_buffer");
+                crate::value::de::int::<u64>(__x, &__p)?
+            };
+            let f_data = {
+                let __x = crate::value::de::field(v, path, "data")?;
+                let __p = format!("{}.{}", path, "data");
+                crate::value::de::bytes(__x, &__p)?
+            };
+            Ok(TensorData {
+                byte_offset_in_buffer: f_byte_offset_in_buffer,
+                data: f_data,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `tensor_put` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct TensorPutPositions {
+        start_descriptor_length: u32,
+        start_descriptor: u32,
+        kept_descriptor: DescriptorPositions,
+        start_total_data_bytes: u32,
+        end: u32,
+    }
+    /// TENSOR_PUT payload (`tensor_put`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorPutView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: TensorPutPositions,
+    }
+    impl<'a> TensorPutView<'a> {
+        /// Offset in bytes of `key_length` from the start of the structure.
+        pub const OFFSET_KEY_LENGTH: usize = 0;
+        /// Offset in bytes of `tensor_key` from the start of the structure.
+        pub const OFFSET_TENSOR_KEY: usize = 4;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_key_length = r.offset();
+            let f_key_length = r.scalar::<u32>("key_length")?;
+            let o_tensor_key = r.offset();
+            let f_tensor_key = {
+                let __b = r.take((f_key_length as u64), "tensor_key")?;
+                match std::str::from_utf8(__b) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        return Err(
+                            crate::error::Error::fmt(
+                                crate::generated::rules::Rule::Msg6,
+                                o_tensor_key + e.valid_up_to() as u64,
+                                format_args!("{} is not valid UTF-8", "tensor_key"),
+                            ),
+                        );
+                    }
+                }
+            };
+            let o_descriptor_length = r.offset();
+            let f_descriptor_length = r.scalar::<u32>("descriptor_length")?;
+            let o_descriptor = r.offset();
+            let f_descriptor = DescriptorView::parse(r, ctx)?;
+            let o_total_data_bytes = r.offset();
+            let f_total_data_bytes = r.scalar::<u64>("total_data_bytes")?;
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "TENSOR_PUT payload",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "TENSOR_PUT payload",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: TensorPutPositions {
+                    start_descriptor_length: (o_descriptor_length - offset) as u32,
+                    start_descriptor: (o_descriptor - offset) as u32,
+                    kept_descriptor: {
+                        let v = f_descriptor;
+                        v.at
+                    },
+                    start_total_data_bytes: (o_total_data_bytes - offset) as u32,
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// The `key_length` field of `tensor_put` (TENSOR_PUT payload).
+        pub fn key_length(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 0)
+        }
+        /// Absolute byte offset of this field.
+        pub fn key_length_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// the pushed tensor's key, UTF-8 (RES-61)
+        pub fn tensor_key(&self) -> &'a str {
+            {
+                let __b: &'a [u8] = &self
+                    .bytes[4..(self.at.start_descriptor_length as usize)];
+                unsafe { crate::wire::validated_str(__b) }
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn tensor_key_at(&self) -> u64 {
+            (self.offset + 4 as u64)
+        }
+        /// the descriptor's bytes: its own descriptor_length (RES-62)
+        pub fn descriptor_length(&self) -> u32 {
+            crate::wire::read::<
+                u32,
+            >(self.bytes, (self.at.start_descriptor_length as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn descriptor_length_at(&self) -> u64 {
+            (self.offset + (self.at.start_descriptor_length as usize) as u64)
+        }
+        /// the pushed tensor's descriptor; its device_tag names the destination device
+        pub fn descriptor(&self) -> DescriptorView<'a> {
+            let __r = self.at.kept_descriptor;
+            DescriptorView {
+                bytes: &self
+                    .bytes[(self.at.start_descriptor
+                    as usize)..(self.at.start_total_data_bytes as usize)],
+                offset: (self.offset + (self.at.start_descriptor as usize) as u64),
+                at: __r,
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn descriptor_at(&self) -> u64 {
+            (self.offset + (self.at.start_descriptor as usize) as u64)
+        }
+        /// bytes the TENSOR_DATA frames of the push carry (RES-62)
+        pub fn total_data_bytes(&self) -> u64 {
+            crate::wire::read::<
+                u64,
+            >(self.bytes, (self.at.start_total_data_bytes as usize))
+        }
+        /// Absolute byte offset of this field.
+        pub fn total_data_bytes_at(&self) -> u64 {
+            (self.offset + (self.at.start_total_data_bytes as usize) as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> TensorPut {
+            TensorPut {
+                tensor_key: self.tensor_key().to_string(),
+                descriptor_length: self.descriptor_length(),
+                descriptor: self.descriptor().owned(),
+                total_data_bytes: self.total_data_bytes(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for TensorPutView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for TensorPutView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| TensorPutView::parse(r, ctx))
+        }
+    }
+    /// TENSOR_PUT payload (`tensor_put`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct TensorPut {
+        /// the pushed tensor's key, UTF-8 (RES-61)
+        pub tensor_key: String,
+        /// the descriptor's bytes: its own descriptor_length (RES-62)
+        pub descriptor_length: u32,
+        /// the pushed tensor's descriptor; its device_tag names the destination device
+        pub descriptor: Descriptor,
+        /// bytes the TENSOR_DATA frames of the push carry (RES-62)
+        pub total_data_bytes: u64,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl TensorPut {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            tensor_key: String,
+            descriptor_length: u32,
+            descriptor: Descriptor,
+            total_data_bytes: u64,
+        ) -> Self {
+            TensorPut {
+                tensor_key,
+                descriptor_length,
+                descriptor,
+                total_data_bytes,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            {
+                let x = &mut self.descriptor;
+                x.sync_length_prefixes()?;
+            }
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {
+            {
+                let x = &mut self.descriptor;
+                x.fill_defaults(axis, v);
+            }
+        }
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            {
+                let x = &self.descriptor;
+                v = x.version_needed(axis, v);
+            }
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(self.tensor_key.len() as u32, out);
+            out.extend_from_slice((self.tensor_key).as_bytes());
+            crate::wire::Scalar::put((self.descriptor_length), out);
+            (self.descriptor).encode(out);
+            crate::wire::Scalar::put((self.total_data_bytes), out);
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 4 + (self.tensor_key).len() + 4 + (self.descriptor).encoded_len() + 8
+                + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.tensor_key;
+                out.push((
+                    "tensor_key".to_string(),
+                    crate::value::Value::Str((__v).clone()),
+                ));
+            }
+            {
+                let __v = &self.descriptor_length;
+                out.push((
+                    "descriptor_length".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.descriptor;
+                out.push(("descriptor".to_string(), (__v).to_value()));
+            }
+            {
+                let __v = &self.total_data_bytes;
+                out.push((
+                    "total_data_bytes".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_tensor_key = {
+                let __x = crate::value::de::field(v, path, "tensor_key")?;
+                let __p = format!("{}.{}", path, "tensor_key");
+                crate::value::de::string(__x, &__p)?
+            };
+            let f_descriptor_length = {
+                let __x = crate::value::de::field(v, path, "descriptor_length")?;
+                let __p = format!("{}.{}", path, "descriptor_length");
+                crate::value::de::int::<u32>(__x, &__p)?
+            };
+            let f_descriptor = {
+                let __x = crate::value::de::field(v, path, "descriptor")?;
+                let __p = format!("{}.{}", path, "descriptor");
+                Descriptor::from_value(__x, &__p)?
+            };
+            let f_total_data_bytes = {
+                let __x = crate::value::de::field(v, path, "total_data_bytes")?;
+                let __p = format!("{}.{}", path, "total_data_bytes");
+                crate::value::de::int::<u64>(__x, &__p)?
+            };
+            Ok(TensorPut {
+                tensor_key: f_tensor_key,
+                descriptor_length: f_descriptor_length,
+                descriptor: f_descriptor,
+                total_data_bytes: f_total_data_bytes,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `error_payload` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct ErrorPayloadPositions {
+        end: u32,
+    }
+    /// ERROR payload (`error_payload`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct ErrorPayloadView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: ErrorPayloadPositions,
+    }
+    impl<'a> ErrorPayloadView<'a> {
+        /// Offset in bytes of `error_code` from the start of the structure.
+        pub const OFFSET_ERROR_CODE: usize = 0;
+        /// Offset in bytes of `message_length` from the start of the structure.
+        pub const OFFSET_MESSAGE_LENGTH: usize = 4;
+        /// Offset in bytes of `message` from the start of the structure.
+        pub const OFFSET_MESSAGE: usize = 8;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_error_code = r.offset();
+            let f_error_code = crate::wire::TagValue::<
+                super::tags::ErrorCode,
+            >::from_raw(r.scalar::<u32>("error_code")? as u32);
+            {
+                let v = f_error_code;
+                ctx.tag(v, o_error_code, None)?;
+            }
+            let o_message_length = r.offset();
+            let f_message_length = r.scalar::<u32>("message_length")?;
+            let o_message = r.offset();
+            let f_message = {
+                let __b = r.take((f_message_length as u64), "message")?;
+                match std::str::from_utf8(__b) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        return Err(
+                            crate::error::Error::fmt(
+                                crate::generated::rules::Rule::Msg6,
+                                o_message + e.valid_up_to() as u64,
+                                format_args!("{} is not valid UTF-8", "message"),
+                            ),
+                        );
+                    }
+                }
+            };
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "ERROR payload",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(bytes.len(), offset, r0.bound(), "ERROR payload")?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: ErrorPayloadPositions {
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// what went wrong (tags/error_code.toml)
+        pub fn error_code(&self) -> crate::wire::TagValue<super::tags::ErrorCode> {
+            crate::wire::TagValue::<
+                super::tags::ErrorCode,
+            >::from_raw(crate::wire::read::<u32>(self.bytes, 0) as u32)
+        }
+        /// Absolute byte offset of this field.
+        pub fn error_code_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// The `message_length` field of `error_payload` (ERROR payload).
+        pub fn message_length(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 4)
+        }
+        /// Absolute byte offset of this field.
+        pub fn message_length_at(&self) -> u64 {
+            (self.offset + 4 as u64)
+        }
+        /// human-readable, UTF-8; may be empty (RES-57)
+        pub fn message(&self) -> &'a str {
+            {
+                let __b: &'a [u8] = &self.bytes[8..(self.at.end as usize)];
+                unsafe { crate::wire::validated_str(__b) }
+            }
+        }
+        /// Absolute byte offset of this field.
+        pub fn message_at(&self) -> u64 {
+            (self.offset + 8 as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> ErrorPayload {
+            ErrorPayload {
+                error_code: self.error_code(),
+                message: self.message().to_string(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for ErrorPayloadView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for ErrorPayloadView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| ErrorPayloadView::parse(r, ctx))
+        }
+    }
+    /// ERROR payload (`error_payload`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ErrorPayload {
+        /// what went wrong (tags/error_code.toml)
+        pub error_code: crate::wire::TagValue<super::tags::ErrorCode>,
+        /// human-readable, UTF-8; may be empty (RES-57)
+        pub message: String,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl ErrorPayload {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(
+            error_code: crate::wire::TagValue<super::tags::ErrorCode>,
+            message: String,
+        ) -> Self {
+            ErrorPayload {
+                error_code,
+                message,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {}
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put(((self.error_code).raw() as u32), out);
+            crate::wire::Scalar::put(self.message.len() as u32, out);
+            out.extend_from_slice((self.message).as_bytes());
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 4 + 4 + (self.message).len() + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.error_code;
+                out.push((
+                    "error_code".to_string(),
+                    { crate::value::Value::UInt((*__v).raw() as u64) },
+                ));
+            }
+            {
+                let __v = &self.message;
+                out.push((
+                    "message".to_string(),
+                    crate::value::Value::Str((__v).clone()),
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_error_code = {
+                let __x = crate::value::de::field(v, path, "error_code")?;
+                let __p = format!("{}.{}", path, "error_code");
+                crate::value::de::tag(__x, &__p)?
+            };
+            let f_message = {
+                let __x = crate::value::de::field(v, path, "message")?;
+                let __p = format!("{}.{}", path, "message");
+                crate::value::de::string(__x, &__p)?
+            };
+            Ok(ErrorPayload {
+                error_code: f_error_code,
+                message: f_message,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `keepalive` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct KeepalivePositions {
+        end: u32,
+    }
+    /// PING / PONG payload (`keepalive`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct KeepaliveView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: KeepalivePositions,
+    }
+    impl<'a> KeepaliveView<'a> {
+        /// Offset in bytes of `opaque` from the start of the structure.
+        pub const OFFSET_OPAQUE: usize = 0;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_opaque = r.offset();
+            let f_opaque = r.rest();
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "PING / PONG payload",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "PING / PONG payload",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: KeepalivePositions {
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// any bytes, possibly none; a PONG echoes its PING's (RES-58)
+        pub fn opaque(&self) -> &'a [u8] {
+            &self.bytes[0..(self.at.end as usize)]
+        }
+        /// Absolute byte offset of this field.
+        pub fn opaque_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> Keepalive {
+            Keepalive {
+                opaque: self.opaque().to_vec(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for KeepaliveView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for KeepaliveView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| KeepaliveView::parse(r, ctx))
+        }
+    }
+    /// PING / PONG payload (`keepalive`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct Keepalive {
+        /// any bytes, possibly none; a PONG echoes its PING's (RES-58)
+        pub opaque: Vec<u8>,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl Keepalive {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(opaque: Vec<u8>) -> Self {
+            Keepalive {
+                opaque,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {}
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&(self.opaque));
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + (self.opaque).len() + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.opaque;
+                out.push((
+                    "opaque".to_string(),
+                    crate::value::Value::Bytes((__v).clone()),
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_opaque = {
+                let __x = crate::value::de::field(v, path, "opaque")?;
+                let __p = format!("{}.{}", path, "opaque");
+                crate::value::de::bytes(__x, &__p)?
+            };
+            Ok(Keepalive {
+                opaque: f_opaque,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `rdma_register` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct RdmaRegisterPositions {
+        end: u32,
+    }
+    /// RDMA_REGISTER payload (`rdma_register`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct RdmaRegisterView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: RdmaRegisterPositions,
+    }
+    impl<'a> RdmaRegisterView<'a> {
+        /// Offset in bytes of `remote_addr` from the start of the structure.
+        pub const OFFSET_REMOTE_ADDR: usize = 0;
+        /// Offset in bytes of `length` from the start of the structure.
+        pub const OFFSET_LENGTH: usize = 8;
+        /// Offset in bytes of `rkey_length` from the start of the structure.
+        pub const OFFSET_RKEY_LENGTH: usize = 16;
+        /// Offset in bytes of `rkey` from the start of the structure.
+        pub const OFFSET_RKEY: usize = 20;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_remote_addr = r.offset();
+            let f_remote_addr = r.scalar::<u64>("remote_addr")?;
+            let o_length = r.offset();
+            let f_length = r.scalar::<u64>("length")?;
+            let o_rkey_length = r.offset();
+            let f_rkey_length = r.scalar::<u32>("rkey_length")?;
+            let o_rkey = r.offset();
+            let f_rkey = r.take((f_rkey_length as u64), "rkey")?;
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "RDMA_REGISTER payload",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "RDMA_REGISTER payload",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: RdmaRegisterPositions {
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// virtual address of the registered region on the sender's side
+        pub fn remote_addr(&self) -> u64 {
+            crate::wire::read::<u64>(self.bytes, 0)
+        }
+        /// Absolute byte offset of this field.
+        pub fn remote_addr_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// the region's size in bytes: the tensor's total_data_bytes (IX-70)
+        pub fn length(&self) -> u64 {
+            crate::wire::read::<u64>(self.bytes, 8)
+        }
+        /// Absolute byte offset of this field.
+        pub fn length_at(&self) -> u64 {
+            (self.offset + 8 as u64)
+        }
+        /// The `rkey_length` field of `rdma_register` (RDMA_REGISTER payload).
+        pub fn rkey_length(&self) -> u32 {
+            crate::wire::read::<u32>(self.bytes, 16)
+        }
+        /// Absolute byte offset of this field.
+        pub fn rkey_length_at(&self) -> u64 {
+            (self.offset + 16 as u64)
+        }
+        /// opaque RDMA memory key, library-specific
+        pub fn rkey(&self) -> &'a [u8] {
+            &self.bytes[20..(self.at.end as usize)]
+        }
+        /// Absolute byte offset of this field.
+        pub fn rkey_at(&self) -> u64 {
+            (self.offset + 20 as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> RdmaRegister {
+            RdmaRegister {
+                remote_addr: self.remote_addr(),
+                length: self.length(),
+                rkey: self.rkey().to_vec(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for RdmaRegisterView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for RdmaRegisterView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay.parse(bytes, offset, |r, ctx, depth| RdmaRegisterView::parse(r, ctx))
+        }
+    }
+    /// RDMA_REGISTER payload (`rdma_register`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct RdmaRegister {
+        /// virtual address of the registered region on the sender's side
+        pub remote_addr: u64,
+        /// the region's size in bytes: the tensor's total_data_bytes (IX-70)
+        pub length: u64,
+        /// opaque RDMA memory key, library-specific
+        pub rkey: Vec<u8>,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl RdmaRegister {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(remote_addr: u64, length: u64, rkey: Vec<u8>) -> Self {
+            RdmaRegister {
+                remote_addr,
+                length,
+                rkey,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {}
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            crate::wire::Scalar::put((self.remote_addr), out);
+            crate::wire::Scalar::put((self.length), out);
+            crate::wire::Scalar::put(self.rkey.len() as u32, out);
+            out.extend_from_slice(&(self.rkey));
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + 8 + 8 + 4 + (self.rkey).len() + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.remote_addr;
+                out.push((
+                    "remote_addr".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.length;
+                out.push((
+                    "length".to_string(),
+                    { crate::value::Value::UInt((*__v) as u64) },
+                ));
+            }
+            {
+                let __v = &self.rkey;
+                out.push((
+                    "rkey".to_string(),
+                    crate::value::Value::Bytes((__v).clone()),
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_remote_addr = {
+                let __x = crate::value::de::field(v, path, "remote_addr")?;
+                let __p = format!("{}.{}", path, "remote_addr");
+                crate::value::de::int::<u64>(__x, &__p)?
+            };
+            let f_length = {
+                let __x = crate::value::de::field(v, path, "length")?;
+                let __p = format!("{}.{}", path, "length");
+                crate::value::de::int::<u64>(__x, &__p)?
+            };
+            let f_rkey = {
+                let __x = crate::value::de::field(v, path, "rkey")?;
+                let __p = format!("{}.{}", path, "rkey");
+                crate::value::de::bytes(__x, &__p)?
+            };
+            Ok(RdmaRegister {
+                remote_addr: f_remote_addr,
+                length: f_length,
+                rkey: f_rkey,
+                skipped: crate::value::de::skipped(v),
+            })
+        }
+    }
+    /// What a parse of `private_payload` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    struct PrivatePayloadPositions {
+        end: u32,
+    }
+    /// Payload of an implementation-private message type (`private_payload`): a borrowed view.
+    #[derive(Clone, Copy, Debug)]
+    #[allow(dead_code)]
+    pub struct PrivatePayloadView<'a> {
+        bytes: &'a [u8],
+        offset: u64,
+        at: PrivatePayloadPositions,
+    }
+    impl<'a> PrivatePayloadView<'a> {
+        /// Offset in bytes of `opaque` from the start of the structure.
+        pub const OFFSET_OPAQUE: usize = 0;
+        /// Parse and check the structure at the reader's position (internal: the entry
+        /// points are `descriptor::read` and `file::open`).
+        #[doc(hidden)]
+        #[allow(
+            unused_variables,
+            unused_mut,
+            clippy::too_many_arguments,
+            clippy::needless_late_init,
+            clippy::let_and_return,
+            clippy::identity_op,
+            clippy::nonminimal_bool,
+            clippy::absurd_extreme_comparisons,
+            unused_comparisons,
+            clippy::manual_range_contains
+        )]
+        pub fn parse(
+            r0: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+        ) -> Result<Self, crate::error::Error> {
+            let __start = r0.pos();
+            let offset = r0.offset();
+            let r = &mut *r0;
+            let o_opaque = r.offset();
+            let f_opaque = r.rest();
+            let __rest_at = r.offset();
+            let __rest = r.rest();
+            let skipped = ctx
+                .surplus(
+                    crate::generated::axes::Axis::Protocol,
+                    __rest,
+                    __rest_at,
+                    "Payload of an implementation-private message type",
+                )?;
+            let bytes = r0.since(__start);
+            crate::wire::addressable(
+                bytes.len(),
+                offset,
+                r0.bound(),
+                "Payload of an implementation-private message type",
+            )?;
+            Ok(Self {
+                bytes,
+                offset,
+                at: PrivatePayloadPositions {
+                    end: (__rest_at - offset) as u32,
+                },
+            })
+        }
+        /// The structure's bytes.
+        pub fn bytes(&self) -> &'a [u8] {
+            self.bytes
+        }
+        /// Absolute offset of the structure's first byte.
+        pub fn offset(&self) -> u64 {
+            self.offset
+        }
+        /// The `opaque` field of `private_payload` (Payload of an implementation-private message type).
+        pub fn opaque(&self) -> &'a [u8] {
+            &self.bytes[0..(self.at.end as usize)]
+        }
+        /// Absolute byte offset of this field.
+        pub fn opaque_at(&self) -> u64 {
+            (self.offset + 0 as u64)
+        }
+        /// Bytes inside the length prefix that this reader's version does not define (CD2).
+        pub fn skipped(&self) -> &'a [u8] {
+            &self.bytes[(self.at.end as usize)..]
+        }
+        /// An owned copy.
+        /// An owned copy of every field.
+        pub fn owned(&self) -> PrivatePayload {
+            PrivatePayload {
+                opaque: self.opaque().to_vec(),
+                skipped: self.skipped().to_vec(),
+            }
+        }
+    }
+    impl crate::wire::sealed::Sealed for PrivatePayloadView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for PrivatePayloadView<'a> {
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            replay
+                .parse(bytes, offset, |r, ctx, depth| PrivatePayloadView::parse(r, ctx))
+        }
+    }
+    /// Payload of an implementation-private message type (`private_payload`): an owned value.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct PrivatePayload {
+        /// The `opaque` field of `private_payload` (Payload of an implementation-private message type).
+        pub opaque: Vec<u8>,
+        /// Bytes inside the length prefix that the reader's version did not define, kept for re-encoding.
+        pub skipped: Vec<u8>,
+    }
+    impl PrivatePayload {
+        /// A value with every field the structure always has; optional and appended
+        /// fields start absent.
+        #[allow(clippy::too_many_arguments, clippy::new_without_default)]
+        pub fn new(opaque: Vec<u8>) -> Self {
+            PrivatePayload {
+                opaque,
+                skipped: Vec::new(),
+            }
+        }
+        /// The spec names of the fields present only when a condition on earlier fields
+        /// holds (a flag-gated section), in wire order.
+        pub const CONDITIONAL_FIELDS: &'static [&'static str] = &[];
+        /// Each optional field a bit of this structure's own flag field gates: its spec
+        /// name and the bit's index (a reader reads the field exactly when the bit is set).
+        pub const PRESENCE_BITS: &'static [(&'static str, u32)] = &[];
+        /// Set every length prefix a structure holds of itself (its framing's own field)
+        /// to its encoded length, here and in every nested structure (a writer's duty:
+        /// [`crate::writer::normalize`] calls it). A length its prefix's width cannot
+        /// hold breaks the framing's rule.
+        #[allow(clippy::unnecessary_fallible_conversions, clippy::useless_conversion)]
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            Ok(())
+        }
+        /// W4: data declaring version `v` on `axis` carries every field appended on that
+        /// axis up to `v`; give those that are absent their documented defaults, here and
+        /// in every nested structure.
+        #[allow(unused_variables)]
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {}
+        /// W1/W2: the lowest version on `axis`, at least `v`, that covers every appended
+        /// field present here and in every nested structure.
+        #[allow(unused_variables, unused_mut)]
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            mut v: crate::version::Version,
+        ) -> crate::version::Version {
+            v
+        }
+        /// Append the encoding.
+        #[allow(unused_variables, clippy::identity_op)]
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            out.extend_from_slice(&(self.opaque));
+            out.extend_from_slice(&self.skipped);
+        }
+        /// The length in bytes of the encoding.
+        #[allow(clippy::identity_op)]
+        pub fn encoded_len(&self) -> usize {
+            0 + (self.opaque).len() + self.skipped.len()
+        }
+        /// The encoding as a new vector, allocated once at its length.
+        pub fn to_bytes(&self) -> Vec<u8> {
+            let len = self.encoded_len();
+            let mut out = Vec::with_capacity(len);
+            self.encode(&mut out);
+            debug_assert_eq!(out.len(), len, "encoded_len is the encoding's length");
+            out
+        }
+        /// The structure's fields by spec name (reserved bytes and derived lengths omitted).
+        #[allow(unused_mut, clippy::vec_init_then_push)]
+        pub fn to_value(&self) -> crate::value::Value {
+            let mut out: Vec<(String, crate::value::Value)> = Vec::new();
+            {
+                let __v = &self.opaque;
+                out.push((
+                    "opaque".to_string(),
+                    crate::value::Value::Bytes((__v).clone()),
+                ));
+            }
+            if !self.skipped.is_empty() {
+                out.push((
+                    "skipped".to_string(),
+                    crate::value::Value::Skipped(self.skipped.clone()),
+                ));
+            }
+            crate::value::Value::Object(out)
+        }
+        /// The inverse of [`Self::to_value`].
+        #[allow(unused_variables, clippy::redundant_locals)]
+        pub fn from_value(
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            let f_opaque = {
+                let __x = crate::value::de::field(v, path, "opaque")?;
+                let __p = format!("{}.{}", path, "opaque");
+                crate::value::de::bytes(__x, &__p)?
+            };
+            Ok(PrivatePayload {
+                opaque: f_opaque,
+                skipped: crate::value::de::skipped(v),
+            })
         }
     }
     /// What a parse of `layout_strided` learnt walking it: where each field without a constant offset starts (relative to the first byte), which optional fields are present, and what is kept of the structures nested in it.
@@ -22344,6 +27938,568 @@ pub mod structures {
             }
         }
     }
+    impl super::tags::MessageType {
+        /// The space's name.
+        pub const NAME_STR: &'static str = "message_type";
+    }
+    /// The structure selected by a `message_type` value: a borrowed view. A later spec may allocate values that select new structures, so a `match` outside this crate needs a wildcard arm.
+    #[derive(Clone, Debug)]
+    #[non_exhaustive]
+    pub enum MessageTypeVariantView<'a> {
+        /// CLIENT_HELLO: the client's protocol version, limits, capabilities and lists (client → server, first on every connection)
+        ClientHello(HelloView<'a>),
+        /// SERVER_HELLO: the version the server will use, its limits, capabilities and lists (server → client)
+        ServerHello(HelloView<'a>),
+        /// TENSOR_REQUEST: a tensor by key, with layout and device preferences (client → server)
+        TensorRequest(TensorRequestView<'a>),
+        /// TENSOR_DESCRIPTOR: a tensor's descriptor and the transfer's totals (sender → receiver)
+        TensorDescriptor(TensorDescriptorPayloadView<'a>),
+        /// TENSOR_DATA: a frame of a tensor's data bytes (sender → receiver)
+        TensorData(TensorDataView<'a>),
+        /// TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)
+        TensorDataEnd,
+        /// TENSOR_PUT: a client push: key, descriptor and data total (client → server)
+        TensorPut(TensorPutView<'a>),
+        /// TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)
+        TensorPutAck,
+        /// ERROR: an error code and a message; the stream ends (either direction)
+        Error(ErrorPayloadView<'a>),
+        /// PING: keepalive request; opaque payload the PONG echoes (RES-58)
+        Ping(KeepaliveView<'a>),
+        /// PONG: keepalive response, echoing the PING's payload (RES-58)
+        Pong(KeepaliveView<'a>),
+        /// RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)
+        RdmaRegister(RdmaRegisterView<'a>),
+        /// RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)
+        RdmaReady,
+        /// An implementation-private value.
+        Private(u32, PrivatePayloadView<'a>),
+        /// A value this reader does not know, accepted in permissive mode and kept as opaque bytes (RES-9).
+        Opaque(u32, &'a [u8]),
+    }
+    impl crate::wire::sealed::Sealed for MessageTypeVariantView<'_> {}
+    impl<'a> crate::seq::Rebuild<'a> for MessageTypeVariantView<'a> {
+        /// The same variant over another entry's bytes.
+        #[allow(unused_variables)]
+        fn like(
+            &self,
+            bytes: &'a [u8],
+            offset: u64,
+            replay: &crate::ctx::Replay,
+        ) -> Option<Self> {
+            match self {
+                MessageTypeVariantView::ClientHello(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::ClientHello)
+                }
+                MessageTypeVariantView::ServerHello(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::ServerHello)
+                }
+                MessageTypeVariantView::TensorRequest(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::TensorRequest)
+                }
+                MessageTypeVariantView::TensorDescriptor(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::TensorDescriptor)
+                }
+                MessageTypeVariantView::TensorData(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::TensorData)
+                }
+                MessageTypeVariantView::TensorDataEnd => {
+                    Some(MessageTypeVariantView::TensorDataEnd)
+                }
+                MessageTypeVariantView::TensorPut(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::TensorPut)
+                }
+                MessageTypeVariantView::TensorPutAck => {
+                    Some(MessageTypeVariantView::TensorPutAck)
+                }
+                MessageTypeVariantView::Error(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::Error)
+                }
+                MessageTypeVariantView::Ping(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::Ping)
+                }
+                MessageTypeVariantView::Pong(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::Pong)
+                }
+                MessageTypeVariantView::RdmaRegister(x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(MessageTypeVariantView::RdmaRegister)
+                }
+                MessageTypeVariantView::RdmaReady => {
+                    Some(MessageTypeVariantView::RdmaReady)
+                }
+                MessageTypeVariantView::Private(t, x) => {
+                    crate::seq::Rebuild::like(x, bytes, offset, &replay.at_depth(0))
+                        .map(|y| MessageTypeVariantView::Private(*t, y))
+                }
+                MessageTypeVariantView::Opaque(t, _) => {
+                    Some(MessageTypeVariantView::Opaque(*t, bytes))
+                }
+            }
+        }
+    }
+    impl<'a> MessageTypeVariantView<'a> {
+        /// Parse the structure `tag` selects (`tag_at` locates the tag for errors).
+        #[doc(hidden)]
+        #[allow(unused_variables, clippy::too_many_arguments)]
+        pub fn parse(
+            r: &mut crate::wire::Reader<'a>,
+            ctx: &mut crate::ctx::Ctx<'_>,
+            tag: u32,
+            tag_at: u64,
+        ) -> Result<Self, crate::error::Error> {
+            use super::tags::MessageType;
+            let class = <MessageType as crate::wire::TagSpace>::classify(tag);
+            let known_to_reader = match class {
+                crate::wire::TagClass::Known(t) => {
+                    crate::wire::TagSpace::since(t)
+                        <= ctx.reader(crate::generated::axes::Axis::Protocol)
+                }
+                _ => true,
+            };
+            Ok(
+                match class {
+                    _ if !known_to_reader => {
+                        ctx.tag(
+                            crate::wire::TagValue::<
+                                super::tags::MessageType,
+                            >::from_raw(tag),
+                            tag_at,
+                            None,
+                        )?;
+                        MessageTypeVariantView::Opaque(tag, r.rest())
+                    }
+                    crate::wire::TagClass::Known(MessageType::ClientHello) => {
+                        MessageTypeVariantView::ClientHello(HelloView::parse(r, ctx)?)
+                    }
+                    crate::wire::TagClass::Known(MessageType::ServerHello) => {
+                        MessageTypeVariantView::ServerHello(HelloView::parse(r, ctx)?)
+                    }
+                    crate::wire::TagClass::Known(MessageType::TensorRequest) => {
+                        MessageTypeVariantView::TensorRequest(
+                            TensorRequestView::parse(r, ctx)?,
+                        )
+                    }
+                    crate::wire::TagClass::Known(MessageType::TensorDescriptor) => {
+                        MessageTypeVariantView::TensorDescriptor(
+                            TensorDescriptorPayloadView::parse(r, ctx)?,
+                        )
+                    }
+                    crate::wire::TagClass::Known(MessageType::TensorData) => {
+                        MessageTypeVariantView::TensorData(
+                            TensorDataView::parse(r, ctx)?,
+                        )
+                    }
+                    crate::wire::TagClass::Known(MessageType::TensorDataEnd) => {
+                        let __at = r.offset();
+                        let __rest = r.rest();
+                        ctx.surplus(
+                            crate::generated::axes::Axis::Protocol,
+                            __rest,
+                            __at,
+                            "the empty Interchange message type `tensor_data_end`",
+                        )?;
+                        MessageTypeVariantView::TensorDataEnd
+                    }
+                    crate::wire::TagClass::Known(MessageType::TensorPut) => {
+                        MessageTypeVariantView::TensorPut(TensorPutView::parse(r, ctx)?)
+                    }
+                    crate::wire::TagClass::Known(MessageType::TensorPutAck) => {
+                        let __at = r.offset();
+                        let __rest = r.rest();
+                        ctx.surplus(
+                            crate::generated::axes::Axis::Protocol,
+                            __rest,
+                            __at,
+                            "the empty Interchange message type `tensor_put_ack`",
+                        )?;
+                        MessageTypeVariantView::TensorPutAck
+                    }
+                    crate::wire::TagClass::Known(MessageType::Error) => {
+                        MessageTypeVariantView::Error(ErrorPayloadView::parse(r, ctx)?)
+                    }
+                    crate::wire::TagClass::Known(MessageType::Ping) => {
+                        MessageTypeVariantView::Ping(KeepaliveView::parse(r, ctx)?)
+                    }
+                    crate::wire::TagClass::Known(MessageType::Pong) => {
+                        MessageTypeVariantView::Pong(KeepaliveView::parse(r, ctx)?)
+                    }
+                    crate::wire::TagClass::Known(MessageType::RdmaRegister) => {
+                        MessageTypeVariantView::RdmaRegister(
+                            RdmaRegisterView::parse(r, ctx)?,
+                        )
+                    }
+                    crate::wire::TagClass::Known(MessageType::RdmaReady) => {
+                        let __at = r.offset();
+                        let __rest = r.rest();
+                        ctx.surplus(
+                            crate::generated::axes::Axis::Protocol,
+                            __rest,
+                            __at,
+                            "the empty Interchange message type `rdma_ready`",
+                        )?;
+                        MessageTypeVariantView::RdmaReady
+                    }
+                    crate::wire::TagClass::Private => {
+                        MessageTypeVariantView::Private(
+                            tag,
+                            PrivatePayloadView::parse(r, ctx)?,
+                        )
+                    }
+                    _ => {
+                        ctx.tag(
+                            crate::wire::TagValue::<
+                                super::tags::MessageType,
+                            >::from_raw(tag),
+                            tag_at,
+                            None,
+                        )?;
+                        MessageTypeVariantView::Opaque(tag, r.rest())
+                    }
+                },
+            )
+        }
+        /// The tag value that selected this structure.
+        pub fn tag(&self) -> u32 {
+            match self {
+                MessageTypeVariantView::ClientHello { .. } => 1,
+                MessageTypeVariantView::ServerHello { .. } => 2,
+                MessageTypeVariantView::TensorRequest { .. } => 3,
+                MessageTypeVariantView::TensorDescriptor { .. } => 4,
+                MessageTypeVariantView::TensorData { .. } => 5,
+                MessageTypeVariantView::TensorDataEnd { .. } => 6,
+                MessageTypeVariantView::TensorPut { .. } => 7,
+                MessageTypeVariantView::TensorPutAck { .. } => 8,
+                MessageTypeVariantView::Error { .. } => 9,
+                MessageTypeVariantView::Ping { .. } => 10,
+                MessageTypeVariantView::Pong { .. } => 11,
+                MessageTypeVariantView::RdmaRegister { .. } => 12,
+                MessageTypeVariantView::RdmaReady { .. } => 13,
+                MessageTypeVariantView::Private(t, _) => *t,
+                MessageTypeVariantView::Opaque(t, _) => *t,
+            }
+        }
+        /// An owned copy of the selected structure.
+        pub fn owned(&self) -> MessageTypeVariant {
+            match self {
+                MessageTypeVariantView::ClientHello(x) => {
+                    MessageTypeVariant::ClientHello(x.owned())
+                }
+                MessageTypeVariantView::ServerHello(x) => {
+                    MessageTypeVariant::ServerHello(x.owned())
+                }
+                MessageTypeVariantView::TensorRequest(x) => {
+                    MessageTypeVariant::TensorRequest(x.owned())
+                }
+                MessageTypeVariantView::TensorDescriptor(x) => {
+                    MessageTypeVariant::TensorDescriptor(x.owned())
+                }
+                MessageTypeVariantView::TensorData(x) => {
+                    MessageTypeVariant::TensorData(x.owned())
+                }
+                MessageTypeVariantView::TensorDataEnd => {
+                    MessageTypeVariant::TensorDataEnd
+                }
+                MessageTypeVariantView::TensorPut(x) => {
+                    MessageTypeVariant::TensorPut(x.owned())
+                }
+                MessageTypeVariantView::TensorPutAck => MessageTypeVariant::TensorPutAck,
+                MessageTypeVariantView::Error(x) => MessageTypeVariant::Error(x.owned()),
+                MessageTypeVariantView::Ping(x) => MessageTypeVariant::Ping(x.owned()),
+                MessageTypeVariantView::Pong(x) => MessageTypeVariant::Pong(x.owned()),
+                MessageTypeVariantView::RdmaRegister(x) => {
+                    MessageTypeVariant::RdmaRegister(x.owned())
+                }
+                MessageTypeVariantView::RdmaReady => MessageTypeVariant::RdmaReady,
+                MessageTypeVariantView::Private(t, x) => {
+                    MessageTypeVariant::Private(*t, x.owned())
+                }
+                MessageTypeVariantView::Opaque(t, b) => {
+                    MessageTypeVariant::Opaque(*t, b.to_vec())
+                }
+            }
+        }
+    }
+    /// The structure selected by a `message_type` value: an owned value. A later spec may allocate values that select new structures, so a `match` outside this crate needs a wildcard arm.
+    #[derive(Clone, Debug, PartialEq)]
+    #[non_exhaustive]
+    pub enum MessageTypeVariant {
+        /// CLIENT_HELLO: the client's protocol version, limits, capabilities and lists (client → server, first on every connection)
+        ClientHello(Hello),
+        /// SERVER_HELLO: the version the server will use, its limits, capabilities and lists (server → client)
+        ServerHello(Hello),
+        /// TENSOR_REQUEST: a tensor by key, with layout and device preferences (client → server)
+        TensorRequest(TensorRequest),
+        /// TENSOR_DESCRIPTOR: a tensor's descriptor and the transfer's totals (sender → receiver)
+        TensorDescriptor(TensorDescriptorPayload),
+        /// TENSOR_DATA: a frame of a tensor's data bytes (sender → receiver)
+        TensorData(TensorData),
+        /// TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)
+        TensorDataEnd,
+        /// TENSOR_PUT: a client push: key, descriptor and data total (client → server)
+        TensorPut(TensorPut),
+        /// TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)
+        TensorPutAck,
+        /// ERROR: an error code and a message; the stream ends (either direction)
+        Error(ErrorPayload),
+        /// PING: keepalive request; opaque payload the PONG echoes (RES-58)
+        Ping(Keepalive),
+        /// PONG: keepalive response, echoing the PING's payload (RES-58)
+        Pong(Keepalive),
+        /// RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)
+        RdmaRegister(RdmaRegister),
+        /// RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)
+        RdmaReady,
+        /// An implementation-private value.
+        Private(u32, PrivatePayload),
+        /// A value the reader did not know, kept as opaque bytes.
+        Opaque(u32, Vec<u8>),
+    }
+    impl MessageTypeVariant {
+        /// The tag value that selects this structure.
+        pub fn tag(&self) -> u32 {
+            match self {
+                MessageTypeVariant::ClientHello { .. } => 1,
+                MessageTypeVariant::ServerHello { .. } => 2,
+                MessageTypeVariant::TensorRequest { .. } => 3,
+                MessageTypeVariant::TensorDescriptor { .. } => 4,
+                MessageTypeVariant::TensorData { .. } => 5,
+                MessageTypeVariant::TensorDataEnd { .. } => 6,
+                MessageTypeVariant::TensorPut { .. } => 7,
+                MessageTypeVariant::TensorPutAck { .. } => 8,
+                MessageTypeVariant::Error { .. } => 9,
+                MessageTypeVariant::Ping { .. } => 10,
+                MessageTypeVariant::Pong { .. } => 11,
+                MessageTypeVariant::RdmaRegister { .. } => 12,
+                MessageTypeVariant::RdmaReady { .. } => 13,
+                MessageTypeVariant::Private(t, _) => *t,
+                MessageTypeVariant::Opaque(t, _) => *t,
+            }
+        }
+        /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
+        pub fn fill_defaults(
+            &mut self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) {
+            #[allow(unreachable_patterns)]
+            match self {
+                MessageTypeVariant::ClientHello(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::ServerHello(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::TensorRequest(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::TensorDescriptor(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::TensorData(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::TensorPut(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::Error(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::Ping(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::Pong(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::RdmaRegister(x) => x.fill_defaults(axis, v),
+                MessageTypeVariant::Private(_, x) => x.fill_defaults(axis, v),
+                _ => {}
+            }
+        }
+        /// The selected structure's own length prefixes, computed (see its
+        /// `sync_length_prefixes`).
+        pub fn sync_length_prefixes(&mut self) -> Result<(), crate::error::Error> {
+            #[allow(unreachable_patterns)]
+            match self {
+                MessageTypeVariant::ClientHello(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::ServerHello(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::TensorRequest(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::TensorDescriptor(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::TensorData(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::TensorPut(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::Error(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::Ping(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::Pong(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::RdmaRegister(x) => x.sync_length_prefixes(),
+                MessageTypeVariant::Private(_, x) => x.sync_length_prefixes(),
+                _ => Ok(()),
+            }
+        }
+        /// W1/W2 for the selected structure (see its `version_needed`).
+        pub fn version_needed(
+            &self,
+            axis: crate::generated::axes::Axis,
+            v: crate::version::Version,
+        ) -> crate::version::Version {
+            #[allow(unreachable_patterns)]
+            match self {
+                MessageTypeVariant::ClientHello(x) => x.version_needed(axis, v),
+                MessageTypeVariant::ServerHello(x) => x.version_needed(axis, v),
+                MessageTypeVariant::TensorRequest(x) => x.version_needed(axis, v),
+                MessageTypeVariant::TensorDescriptor(x) => x.version_needed(axis, v),
+                MessageTypeVariant::TensorData(x) => x.version_needed(axis, v),
+                MessageTypeVariant::TensorPut(x) => x.version_needed(axis, v),
+                MessageTypeVariant::Error(x) => x.version_needed(axis, v),
+                MessageTypeVariant::Ping(x) => x.version_needed(axis, v),
+                MessageTypeVariant::Pong(x) => x.version_needed(axis, v),
+                MessageTypeVariant::RdmaRegister(x) => x.version_needed(axis, v),
+                MessageTypeVariant::Private(_, x) => x.version_needed(axis, v),
+                _ => v,
+            }
+        }
+        /// Append the selected structure's encoding.
+        pub fn encode(&self, out: &mut Vec<u8>) {
+            match self {
+                MessageTypeVariant::ClientHello(x) => x.encode(out),
+                MessageTypeVariant::ServerHello(x) => x.encode(out),
+                MessageTypeVariant::TensorRequest(x) => x.encode(out),
+                MessageTypeVariant::TensorDescriptor(x) => x.encode(out),
+                MessageTypeVariant::TensorData(x) => x.encode(out),
+                MessageTypeVariant::TensorDataEnd => {}
+                MessageTypeVariant::TensorPut(x) => x.encode(out),
+                MessageTypeVariant::TensorPutAck => {}
+                MessageTypeVariant::Error(x) => x.encode(out),
+                MessageTypeVariant::Ping(x) => x.encode(out),
+                MessageTypeVariant::Pong(x) => x.encode(out),
+                MessageTypeVariant::RdmaRegister(x) => x.encode(out),
+                MessageTypeVariant::RdmaReady => {}
+                MessageTypeVariant::Private(_, x) => x.encode(out),
+                MessageTypeVariant::Opaque(_, b) => out.extend_from_slice(b),
+            }
+        }
+        /// The length in bytes of the encoding.
+        pub fn encoded_len(&self) -> usize {
+            match self {
+                MessageTypeVariant::ClientHello(x) => x.encoded_len(),
+                MessageTypeVariant::ServerHello(x) => x.encoded_len(),
+                MessageTypeVariant::TensorRequest(x) => x.encoded_len(),
+                MessageTypeVariant::TensorDescriptor(x) => x.encoded_len(),
+                MessageTypeVariant::TensorData(x) => x.encoded_len(),
+                MessageTypeVariant::TensorDataEnd => 0,
+                MessageTypeVariant::TensorPut(x) => x.encoded_len(),
+                MessageTypeVariant::TensorPutAck => 0,
+                MessageTypeVariant::Error(x) => x.encoded_len(),
+                MessageTypeVariant::Ping(x) => x.encoded_len(),
+                MessageTypeVariant::Pong(x) => x.encoded_len(),
+                MessageTypeVariant::RdmaRegister(x) => x.encoded_len(),
+                MessageTypeVariant::RdmaReady => 0,
+                MessageTypeVariant::Private(_, x) => x.encoded_len(),
+                MessageTypeVariant::Opaque(_, b) => b.len(),
+            }
+        }
+        /// The selected structure's fields by spec name.
+        pub fn to_value(&self) -> crate::value::Value {
+            match self {
+                MessageTypeVariant::ClientHello(x) => x.to_value(),
+                MessageTypeVariant::ServerHello(x) => x.to_value(),
+                MessageTypeVariant::TensorRequest(x) => x.to_value(),
+                MessageTypeVariant::TensorDescriptor(x) => x.to_value(),
+                MessageTypeVariant::TensorData(x) => x.to_value(),
+                MessageTypeVariant::TensorDataEnd => {
+                    crate::value::Value::Object(Vec::new())
+                }
+                MessageTypeVariant::TensorPut(x) => x.to_value(),
+                MessageTypeVariant::TensorPutAck => {
+                    crate::value::Value::Object(Vec::new())
+                }
+                MessageTypeVariant::Error(x) => x.to_value(),
+                MessageTypeVariant::Ping(x) => x.to_value(),
+                MessageTypeVariant::Pong(x) => x.to_value(),
+                MessageTypeVariant::RdmaRegister(x) => x.to_value(),
+                MessageTypeVariant::RdmaReady => crate::value::Value::Object(Vec::new()),
+                MessageTypeVariant::Private(_, x) => x.to_value(),
+                MessageTypeVariant::Opaque(_, b) => {
+                    crate::value::Value::Object(
+                        vec![
+                            ("opaque".to_string(), crate ::value::Value::Bytes(b
+                            .clone()))
+                        ],
+                    )
+                }
+            }
+        }
+        /// The structure `tag` selects, from its value.
+        pub fn from_value(
+            tag: u32,
+            v: &crate::value::Value,
+            path: &str,
+        ) -> Result<Self, crate::value::ValueError> {
+            use super::tags::MessageType;
+            match <MessageType as crate::wire::TagSpace>::classify(tag) {
+                crate::wire::TagClass::Known(MessageType::ClientHello) => {
+                    Ok(MessageTypeVariant::ClientHello(Hello::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::ServerHello) => {
+                    Ok(MessageTypeVariant::ServerHello(Hello::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::TensorRequest) => {
+                    Ok(
+                        MessageTypeVariant::TensorRequest(
+                            TensorRequest::from_value(v, path)?,
+                        ),
+                    )
+                }
+                crate::wire::TagClass::Known(MessageType::TensorDescriptor) => {
+                    Ok(
+                        MessageTypeVariant::TensorDescriptor(
+                            TensorDescriptorPayload::from_value(v, path)?,
+                        ),
+                    )
+                }
+                crate::wire::TagClass::Known(MessageType::TensorData) => {
+                    Ok(MessageTypeVariant::TensorData(TensorData::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::TensorDataEnd) => {
+                    Ok(MessageTypeVariant::TensorDataEnd)
+                }
+                crate::wire::TagClass::Known(MessageType::TensorPut) => {
+                    Ok(MessageTypeVariant::TensorPut(TensorPut::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::TensorPutAck) => {
+                    Ok(MessageTypeVariant::TensorPutAck)
+                }
+                crate::wire::TagClass::Known(MessageType::Error) => {
+                    Ok(MessageTypeVariant::Error(ErrorPayload::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::Ping) => {
+                    Ok(MessageTypeVariant::Ping(Keepalive::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::Pong) => {
+                    Ok(MessageTypeVariant::Pong(Keepalive::from_value(v, path)?))
+                }
+                crate::wire::TagClass::Known(MessageType::RdmaRegister) => {
+                    Ok(
+                        MessageTypeVariant::RdmaRegister(
+                            RdmaRegister::from_value(v, path)?,
+                        ),
+                    )
+                }
+                crate::wire::TagClass::Known(MessageType::RdmaReady) => {
+                    Ok(MessageTypeVariant::RdmaReady)
+                }
+                crate::wire::TagClass::Private => {
+                    Ok(
+                        MessageTypeVariant::Private(
+                            tag,
+                            PrivatePayload::from_value(v, path)?,
+                        ),
+                    )
+                }
+                _ => {
+                    Ok(
+                        MessageTypeVariant::Opaque(
+                            tag,
+                            crate::value::de::bytes(
+                                crate::value::de::field(v, path, "opaque")?,
+                                path,
+                            )?,
+                        ),
+                    )
+                }
+            }
+        }
+    }
     impl super::tags::Scheme {
         /// The space's name.
         pub const NAME_STR: &'static str = "scheme";
@@ -24798,6 +30954,1210 @@ pub mod annotate {
             f_statistics,
             f_extension_type,
             f_composite_member,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of Interchange message (12-byte header, then the payload) (`interchange_message`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct InterchangeMessageWalk<'a> {
+        f_message_type: crate::wire::TagValue<super::tags::MessageType>,
+        f_stream_id: u32,
+        f_payload_length: u32,
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> InterchangeMessageWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "interchange_message";
+        /// The structure's title.
+        pub const TITLE: &'static str = "Interchange message (12-byte header, then the payload)";
+        /// what the payload is (tags/message_type.toml)
+        pub fn message_type(&self) -> crate::wire::TagValue<super::tags::MessageType> {
+            self.f_message_type
+        }
+        /// opaque per-stream identifier; 0 is never used
+        pub fn stream_id(&self) -> u32 {
+            self.f_stream_id
+        }
+        /// payload bytes after the header; 0 for an empty payload
+        pub fn payload_length(&self) -> u32 {
+            self.f_payload_length
+        }
+    }
+    /// Walk Interchange message (12-byte header, then the payload) (`interchange_message`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_interchange_message<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<InterchangeMessageWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_message_type = r.offset();
+        let __m = Meta {
+            name: "message_type",
+            title: "what the payload is (tags/message_type.toml)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "interchange_message",
+        };
+        let f_message_type = w.tag::<super::tags::MessageType, u32>(r, &__m)?;
+        let o_stream_id = r.offset();
+        let __m = Meta {
+            name: "stream_id",
+            title: "opaque per-stream identifier; 0 is never used",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "interchange_message",
+        };
+        let f_stream_id = w.scalar::<u32>(r, &__m)?;
+        let o_payload_length = r.offset();
+        let __m = Meta {
+            name: "payload_length",
+            title: "payload bytes after the header; 0 for an empty payload",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "interchange_message",
+        };
+        let f_payload_length = w.scalar::<u32>(r, &__m)?;
+        let o_payload = r.offset();
+        let __m = Meta {
+            name: "payload",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "interchange_message",
+        };
+        let f_payload = {
+            let (mut __sub, __past) = w.sub(r, f_payload_length as u64);
+            let __r = &mut __sub;
+            let __tag = ((f_message_type.raw() as u32) as u32);
+            walk_message_type_variant(w, __r, "payload", __tag, &__m, None)?;
+            if __past {
+                return Err(
+                    w.stop(format!("{} runs past the end of the input", "payload")),
+                );
+            }
+        };
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(InterchangeMessageWalk {
+            f_message_type,
+            f_stream_id,
+            f_payload_length,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of CLIENT_HELLO / SERVER_HELLO payload (`hello`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct HelloWalk<'a> {
+        f_protocol_version: u32,
+        f_max_message_size: u32,
+        f_capability_flags: super::flags::CapabilityFlags,
+        f_layout_count: u16,
+        f_supported_layouts: Vec<LayoutEntryWalk<'a>>,
+        f_device_count: u16,
+        f_class_count: u16,
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> HelloWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "hello";
+        /// The structure's title.
+        pub const TITLE: &'static str = "CLIENT_HELLO / SERVER_HELLO payload";
+        /// the sender's protocol version (a SERVER_HELLO's: the version the server will use, at most the client's, IX-11)
+        pub fn protocol_version(&self) -> u32 {
+            self.f_protocol_version
+        }
+        /// the largest payload, in bytes, the sender accepts
+        pub fn max_message_size(&self) -> u32 {
+            self.f_max_message_size
+        }
+        pub fn capability_flags(&self) -> super::flags::CapabilityFlags {
+            self.f_capability_flags
+        }
+        pub fn layout_count(&self) -> u16 {
+            self.f_layout_count
+        }
+        /// layouts the sender can consume (client, most preferred first) or produce (server)
+        pub fn supported_layouts(&self) -> &Vec<LayoutEntryWalk<'a>> {
+            &self.f_supported_layouts
+        }
+        pub fn device_count(&self) -> u16 {
+            self.f_device_count
+        }
+        /// 0: the STANDARD memory class only (IX-14); always sent (RES-54)
+        pub fn class_count(&self) -> u16 {
+            self.f_class_count
+        }
+    }
+    /// Walk CLIENT_HELLO / SERVER_HELLO payload (`hello`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_hello<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<HelloWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_protocol_version = r.offset();
+        let __m = Meta {
+            name: "protocol_version",
+            title: "the sender's protocol version (a SERVER_HELLO's: the version the server will use, at most the client's, IX-11)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_protocol_version = w.scalar::<u32>(r, &__m)?;
+        w.enter(
+            crate::generated::axes::Axis::Protocol,
+            crate::version::Version::new(
+                crate::generated::axes::Axis::Protocol.current().major,
+                u8::try_from(f_protocol_version).unwrap_or(u8::MAX),
+            ),
+        )?;
+        let o_max_message_size = r.offset();
+        let __m = Meta {
+            name: "max_message_size",
+            title: "the largest payload, in bytes, the sender accepts",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_max_message_size = w.scalar::<u32>(r, &__m)?;
+        let o_capability_flags = r.offset();
+        let __m = Meta {
+            name: "capability_flags",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_capability_flags = w.flags::<super::flags::CapabilityFlags, u64>(r, &__m)?;
+        let o_layout_count = r.offset();
+        let __m = Meta {
+            name: "layout_count",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_layout_count = w.scalar::<u16>(r, &__m)?;
+        let o_supported_layouts = r.offset();
+        let __m = Meta {
+            name: "supported_layouts",
+            title: "layouts the sender can consume (client, most preferred first) or produce (server)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_supported_layouts = {
+            let __n: u64 = (f_layout_count as u64);
+            let __walked = __n.min(r.remaining() as u64);
+            let mut __v = Vec::new();
+            for __i in 0..__walked {
+                __v.push({
+                    w.open(
+                        r.offset(),
+                        &format!("{}[{}]", "supported_layouts", __i),
+                        "Layout entry of a layout list (HELLO, TENSOR_REQUEST)",
+                    )?;
+                    let __v = walk_layout_entry(w, r)?;
+                    w.close(r.offset());
+                    __v
+                });
+            }
+            if __walked < __n {
+                return Err(
+                    w
+                        .stop(
+                            format!(
+                                "{} declares {} entries; the walk read {} before the bytes ended",
+                                "supported_layouts", __n, __walked
+                            ),
+                        ),
+                );
+            }
+            __v
+        };
+        let o_device_count = r.offset();
+        let __m = Meta {
+            name: "device_count",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_device_count = w.scalar::<u16>(r, &__m)?;
+        let o_supported_devices = r.offset();
+        let __m = Meta {
+            name: "supported_devices",
+            title: "device tags the sender accepts or targets; an unknown one is ignored (RES-60)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_supported_devices = w.array::<u8>(r, (f_device_count as u64), &__m)?;
+        let o_class_count = r.offset();
+        let __m = Meta {
+            name: "class_count",
+            title: "0: the STANDARD memory class only (IX-14); always sent (RES-54)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_class_count = w.scalar::<u16>(r, &__m)?;
+        let o_supported_memory_classes = r.offset();
+        let __m = Meta {
+            name: "supported_memory_classes",
+            title: "memory classes the sender accepts or produces; empty means STANDARD only (IX-14)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "hello",
+        };
+        let f_supported_memory_classes = w.array::<u8>(r, (f_class_count as u64), &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(HelloWalk {
+            f_protocol_version,
+            f_max_message_size,
+            f_capability_flags,
+            f_layout_count,
+            f_supported_layouts,
+            f_device_count,
+            f_class_count,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of Layout entry of a layout list (HELLO, TENSOR_REQUEST) (`layout_entry`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct LayoutEntryWalk<'a> {
+        f_layout_tag: crate::wire::TagValue<super::tags::Layout>,
+        f_ext_metadata_length: Option<u16>,
+        f_ext_metadata: Option<&'a [u8]>,
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> LayoutEntryWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "layout_entry";
+        /// The structure's title.
+        pub const TITLE: &'static str = "Layout entry of a layout list (HELLO, TENSOR_REQUEST)";
+        /// a layout tag; an unknown one is ignored (RES-60)
+        pub fn layout_tag(&self) -> crate::wire::TagValue<super::tags::Layout> {
+            self.f_layout_tag
+        }
+        /// an extension entry's metadata bytes (IX-18)
+        pub fn ext_metadata_length(&self) -> Option<u16> {
+            self.f_ext_metadata_length
+        }
+        /// opaque, agreed out of band; skipped when not understood (IX-19)
+        pub fn ext_metadata(&self) -> Option<&'a [u8]> {
+            self.f_ext_metadata
+        }
+    }
+    /// Walk Layout entry of a layout list (HELLO, TENSOR_REQUEST) (`layout_entry`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_layout_entry<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<LayoutEntryWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_layout_tag = r.offset();
+        let __m = Meta {
+            name: "layout_tag",
+            title: "a layout tag; an unknown one is ignored (RES-60)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "layout_entry",
+        };
+        let f_layout_tag = w.tag::<super::tags::Layout, u8>(r, &__m)?;
+        let o_ext_metadata_length = r.offset();
+        let __m = Meta {
+            name: "ext_metadata_length",
+            title: "an extension entry's metadata bytes (IX-18)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "layout_entry",
+        };
+        let f_ext_metadata_length = if ((240..=254)
+            .contains(&(f_layout_tag.raw() as i128)))
+        {
+            Some(w.scalar::<u16>(r, &__m)?)
+        } else {
+            None
+        };
+        let o_ext_metadata = r.offset();
+        let __m = Meta {
+            name: "ext_metadata",
+            title: "opaque, agreed out of band; skipped when not understood (IX-19)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "layout_entry",
+        };
+        let f_ext_metadata = if ((240..=254).contains(&(f_layout_tag.raw() as i128))) {
+            Some(w.bytes(r, (f_ext_metadata_length.unwrap_or(0) as u64), &__m)?)
+        } else {
+            None
+        };
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(LayoutEntryWalk {
+            f_layout_tag,
+            f_ext_metadata_length,
+            f_ext_metadata,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of TENSOR_REQUEST payload (`tensor_request`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorRequestWalk<'a> {
+        f_key_length: u32,
+        f_tensor_key: &'a [u8],
+        f_layout_count: u16,
+        f_preferred_layouts: Vec<LayoutEntryWalk<'a>>,
+        f_preferred_device: crate::wire::TagValue<super::tags::Device>,
+        f_min_alignment: u32,
+        f_request_flags: super::flags::RequestFlags,
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> TensorRequestWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "tensor_request";
+        /// The structure's title.
+        pub const TITLE: &'static str = "TENSOR_REQUEST payload";
+        pub fn key_length(&self) -> u32 {
+            self.f_key_length
+        }
+        /// the requested tensor's key, UTF-8 (RES-61)
+        pub fn tensor_key(&self) -> &'a [u8] {
+            self.f_tensor_key
+        }
+        /// 0: no layout preference (IX-23)
+        pub fn layout_count(&self) -> u16 {
+            self.f_layout_count
+        }
+        /// most preferred first
+        pub fn preferred_layouts(&self) -> &Vec<LayoutEntryWalk<'a>> {
+            &self.f_preferred_layouts
+        }
+        /// the device for the response buffers; an unknown one is answered with DEVICE_UNAVAILABLE, not rejected (RES-60)
+        pub fn preferred_device(&self) -> crate::wire::TagValue<super::tags::Device> {
+            self.f_preferred_device
+        }
+        /// the buffer alignment in bytes the client needs
+        pub fn min_alignment(&self) -> u32 {
+            self.f_min_alignment
+        }
+        pub fn request_flags(&self) -> super::flags::RequestFlags {
+            self.f_request_flags
+        }
+    }
+    /// Walk TENSOR_REQUEST payload (`tensor_request`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_tensor_request<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<TensorRequestWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_key_length = r.offset();
+        let __m = Meta {
+            name: "key_length",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_key_length = w.scalar::<u32>(r, &__m)?;
+        let o_tensor_key = r.offset();
+        let __m = Meta {
+            name: "tensor_key",
+            title: "the requested tensor's key, UTF-8 (RES-61)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_tensor_key = w.utf8(r, (f_key_length as u64), &__m)?;
+        let o_layout_count = r.offset();
+        let __m = Meta {
+            name: "layout_count",
+            title: "0: no layout preference (IX-23)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_layout_count = w.scalar::<u16>(r, &__m)?;
+        let o_preferred_layouts = r.offset();
+        let __m = Meta {
+            name: "preferred_layouts",
+            title: "most preferred first",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_preferred_layouts = {
+            let __n: u64 = (f_layout_count as u64);
+            let __walked = __n.min(r.remaining() as u64);
+            let mut __v = Vec::new();
+            for __i in 0..__walked {
+                __v.push({
+                    w.open(
+                        r.offset(),
+                        &format!("{}[{}]", "preferred_layouts", __i),
+                        "Layout entry of a layout list (HELLO, TENSOR_REQUEST)",
+                    )?;
+                    let __v = walk_layout_entry(w, r)?;
+                    w.close(r.offset());
+                    __v
+                });
+            }
+            if __walked < __n {
+                return Err(
+                    w
+                        .stop(
+                            format!(
+                                "{} declares {} entries; the walk read {} before the bytes ended",
+                                "preferred_layouts", __n, __walked
+                            ),
+                        ),
+                );
+            }
+            __v
+        };
+        let o_preferred_device = r.offset();
+        let __m = Meta {
+            name: "preferred_device",
+            title: "the device for the response buffers; an unknown one is answered with DEVICE_UNAVAILABLE, not rejected (RES-60)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_preferred_device = w.tag::<super::tags::Device, u8>(r, &__m)?;
+        let o_min_alignment = r.offset();
+        let __m = Meta {
+            name: "min_alignment",
+            title: "the buffer alignment in bytes the client needs",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_min_alignment = w.scalar::<u32>(r, &__m)?;
+        let o_request_flags = r.offset();
+        let __m = Meta {
+            name: "request_flags",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_request",
+        };
+        let f_request_flags = w.flags::<super::flags::RequestFlags, u32>(r, &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(TensorRequestWalk {
+            f_key_length,
+            f_tensor_key,
+            f_layout_count,
+            f_preferred_layouts,
+            f_preferred_device,
+            f_min_alignment,
+            f_request_flags,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of TENSOR_DESCRIPTOR payload (`tensor_descriptor_payload`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorDescriptorPayloadWalk<'a> {
+        f_descriptor: DescriptorWalk<'a>,
+        f_total_data_bytes: u64,
+        f_shard_index: u32,
+        f_total_shards: u32,
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> TensorDescriptorPayloadWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "tensor_descriptor_payload";
+        /// The structure's title.
+        pub const TITLE: &'static str = "TENSOR_DESCRIPTOR payload";
+        /// the whole descriptor, framed by its own descriptor_length
+        pub fn descriptor(&self) -> &DescriptorWalk<'a> {
+            &self.f_descriptor
+        }
+        /// bytes the TENSOR_DATA frames of this tensor or shard carry: the sum of its buffers' byte_size (RES-62)
+        pub fn total_data_bytes(&self) -> u64 {
+            self.f_total_data_bytes
+        }
+        /// this shard's index; 0 when not parallel (IX-45)
+        pub fn shard_index(&self) -> u32 {
+            self.f_shard_index
+        }
+        /// the shard count; 1 when not parallel (IX-45)
+        pub fn total_shards(&self) -> u32 {
+            self.f_total_shards
+        }
+    }
+    /// Walk TENSOR_DESCRIPTOR payload (`tensor_descriptor_payload`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_tensor_descriptor_payload<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<TensorDescriptorPayloadWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_descriptor = r.offset();
+        let __m = Meta {
+            name: "descriptor",
+            title: "the whole descriptor, framed by its own descriptor_length",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_descriptor_payload",
+        };
+        let f_descriptor = {
+            w.open(r.offset(), "descriptor", "Tensor descriptor")?;
+            let __v = walk_descriptor(w, r)?;
+            w.close(r.offset());
+            __v
+        };
+        let o_total_data_bytes = r.offset();
+        let __m = Meta {
+            name: "total_data_bytes",
+            title: "bytes the TENSOR_DATA frames of this tensor or shard carry: the sum of its buffers' byte_size (RES-62)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_descriptor_payload",
+        };
+        let f_total_data_bytes = w.scalar::<u64>(r, &__m)?;
+        let o_shard_index = r.offset();
+        let __m = Meta {
+            name: "shard_index",
+            title: "this shard's index; 0 when not parallel (IX-45)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_descriptor_payload",
+        };
+        let f_shard_index = w.scalar::<u32>(r, &__m)?;
+        let o_total_shards = r.offset();
+        let __m = Meta {
+            name: "total_shards",
+            title: "the shard count; 1 when not parallel (IX-45)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_descriptor_payload",
+        };
+        let f_total_shards = w.scalar::<u32>(r, &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(TensorDescriptorPayloadWalk {
+            f_descriptor,
+            f_total_data_bytes,
+            f_shard_index,
+            f_total_shards,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of TENSOR_DATA payload (`tensor_data`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorDataWalk<'a> {
+        f_byte_offset_in_buffer: u64,
+        f_data: &'a [u8],
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> TensorDataWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "tensor_data";
+        /// The structure's title.
+        pub const TITLE: &'static str = "TENSOR_DATA payload";
+        /// where the frame's bytes start in the tensor's data: its buffers in buffer-table order, unpadded (RES-62)
+        pub fn byte_offset_in_buffer(&self) -> u64 {
+            self.f_byte_offset_in_buffer
+        }
+        /// the frame's data bytes (payload_length − 8)
+        pub fn data(&self) -> &'a [u8] {
+            self.f_data
+        }
+    }
+    /// Walk TENSOR_DATA payload (`tensor_data`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_tensor_data<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<TensorDataWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_byte_offset_in_buffer = r.offset();
+        let __m = Meta {
+            name: "byte_offset_in_buffer",
+            title: "where the frame's bytes start in the tensor's data: its buffers in buffer-table order, unpadded (RES-62)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_data",
+        };
+        let f_byte_offset_in_buffer = w.scalar::<u64>(r, &__m)?;
+        let o_data = r.offset();
+        let __m = Meta {
+            name: "data",
+            title: "the frame's data bytes (payload_length − 8)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_data",
+        };
+        let f_data = w.rest(r, &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(TensorDataWalk {
+            f_byte_offset_in_buffer,
+            f_data,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of TENSOR_PUT payload (`tensor_put`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct TensorPutWalk<'a> {
+        f_key_length: u32,
+        f_tensor_key: &'a [u8],
+        f_descriptor_length: u32,
+        f_descriptor: DescriptorWalk<'a>,
+        f_total_data_bytes: u64,
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> TensorPutWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "tensor_put";
+        /// The structure's title.
+        pub const TITLE: &'static str = "TENSOR_PUT payload";
+        pub fn key_length(&self) -> u32 {
+            self.f_key_length
+        }
+        /// the pushed tensor's key, UTF-8 (RES-61)
+        pub fn tensor_key(&self) -> &'a [u8] {
+            self.f_tensor_key
+        }
+        /// the descriptor's bytes: its own descriptor_length (RES-62)
+        pub fn descriptor_length(&self) -> u32 {
+            self.f_descriptor_length
+        }
+        /// the pushed tensor's descriptor; its device_tag names the destination device
+        pub fn descriptor(&self) -> &DescriptorWalk<'a> {
+            &self.f_descriptor
+        }
+        /// bytes the TENSOR_DATA frames of the push carry (RES-62)
+        pub fn total_data_bytes(&self) -> u64 {
+            self.f_total_data_bytes
+        }
+    }
+    /// Walk TENSOR_PUT payload (`tensor_put`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_tensor_put<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<TensorPutWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_key_length = r.offset();
+        let __m = Meta {
+            name: "key_length",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_put",
+        };
+        let f_key_length = w.scalar::<u32>(r, &__m)?;
+        let o_tensor_key = r.offset();
+        let __m = Meta {
+            name: "tensor_key",
+            title: "the pushed tensor's key, UTF-8 (RES-61)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_put",
+        };
+        let f_tensor_key = w.utf8(r, (f_key_length as u64), &__m)?;
+        let o_descriptor_length = r.offset();
+        let __m = Meta {
+            name: "descriptor_length",
+            title: "the descriptor's bytes: its own descriptor_length (RES-62)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_put",
+        };
+        let f_descriptor_length = w.scalar::<u32>(r, &__m)?;
+        let o_descriptor = r.offset();
+        let __m = Meta {
+            name: "descriptor",
+            title: "the pushed tensor's descriptor; its device_tag names the destination device",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_put",
+        };
+        let f_descriptor = {
+            w.open(r.offset(), "descriptor", "Tensor descriptor")?;
+            let __v = walk_descriptor(w, r)?;
+            w.close(r.offset());
+            __v
+        };
+        let o_total_data_bytes = r.offset();
+        let __m = Meta {
+            name: "total_data_bytes",
+            title: "bytes the TENSOR_DATA frames of the push carry (RES-62)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "tensor_put",
+        };
+        let f_total_data_bytes = w.scalar::<u64>(r, &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(TensorPutWalk {
+            f_key_length,
+            f_tensor_key,
+            f_descriptor_length,
+            f_descriptor,
+            f_total_data_bytes,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of ERROR payload (`error_payload`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct ErrorPayloadWalk<'a> {
+        f_error_code: crate::wire::TagValue<super::tags::ErrorCode>,
+        f_message_length: u32,
+        f_message: &'a [u8],
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> ErrorPayloadWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "error_payload";
+        /// The structure's title.
+        pub const TITLE: &'static str = "ERROR payload";
+        /// what went wrong (tags/error_code.toml)
+        pub fn error_code(&self) -> crate::wire::TagValue<super::tags::ErrorCode> {
+            self.f_error_code
+        }
+        pub fn message_length(&self) -> u32 {
+            self.f_message_length
+        }
+        /// human-readable, UTF-8; may be empty (RES-57)
+        pub fn message(&self) -> &'a [u8] {
+            self.f_message
+        }
+    }
+    /// Walk ERROR payload (`error_payload`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_error_payload<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<ErrorPayloadWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_error_code = r.offset();
+        let __m = Meta {
+            name: "error_code",
+            title: "what went wrong (tags/error_code.toml)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "error_payload",
+        };
+        let f_error_code = w.tag::<super::tags::ErrorCode, u32>(r, &__m)?;
+        let o_message_length = r.offset();
+        let __m = Meta {
+            name: "message_length",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "error_payload",
+        };
+        let f_message_length = w.scalar::<u32>(r, &__m)?;
+        let o_message = r.offset();
+        let __m = Meta {
+            name: "message",
+            title: "human-readable, UTF-8; may be empty (RES-57)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "error_payload",
+        };
+        let f_message = w.utf8(r, (f_message_length as u64), &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(ErrorPayloadWalk {
+            f_error_code,
+            f_message_length,
+            f_message,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of PING / PONG payload (`keepalive`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct KeepaliveWalk<'a> {
+        f_opaque: &'a [u8],
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> KeepaliveWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "keepalive";
+        /// The structure's title.
+        pub const TITLE: &'static str = "PING / PONG payload";
+        /// any bytes, possibly none; a PONG echoes its PING's (RES-58)
+        pub fn opaque(&self) -> &'a [u8] {
+            self.f_opaque
+        }
+    }
+    /// Walk PING / PONG payload (`keepalive`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_keepalive<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<KeepaliveWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_opaque = r.offset();
+        let __m = Meta {
+            name: "opaque",
+            title: "any bytes, possibly none; a PONG echoes its PING's (RES-58)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "keepalive",
+        };
+        let f_opaque = w.rest(r, &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(KeepaliveWalk {
+            f_opaque,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of RDMA_REGISTER payload (`rdma_register`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct RdmaRegisterWalk<'a> {
+        f_remote_addr: u64,
+        f_length: u64,
+        f_rkey_length: u32,
+        f_rkey: &'a [u8],
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> RdmaRegisterWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "rdma_register";
+        /// The structure's title.
+        pub const TITLE: &'static str = "RDMA_REGISTER payload";
+        /// virtual address of the registered region on the sender's side
+        pub fn remote_addr(&self) -> u64 {
+            self.f_remote_addr
+        }
+        /// the region's size in bytes: the tensor's total_data_bytes (IX-70)
+        pub fn length(&self) -> u64 {
+            self.f_length
+        }
+        pub fn rkey_length(&self) -> u32 {
+            self.f_rkey_length
+        }
+        /// opaque RDMA memory key, library-specific
+        pub fn rkey(&self) -> &'a [u8] {
+            self.f_rkey
+        }
+    }
+    /// Walk RDMA_REGISTER payload (`rdma_register`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_rdma_register<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<RdmaRegisterWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_remote_addr = r.offset();
+        let __m = Meta {
+            name: "remote_addr",
+            title: "virtual address of the registered region on the sender's side",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "rdma_register",
+        };
+        let f_remote_addr = w.scalar::<u64>(r, &__m)?;
+        let o_length = r.offset();
+        let __m = Meta {
+            name: "length",
+            title: "the region's size in bytes: the tensor's total_data_bytes (IX-70)",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "rdma_register",
+        };
+        let f_length = w.scalar::<u64>(r, &__m)?;
+        let o_rkey_length = r.offset();
+        let __m = Meta {
+            name: "rkey_length",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "rdma_register",
+        };
+        let f_rkey_length = w.scalar::<u32>(r, &__m)?;
+        let o_rkey = r.offset();
+        let __m = Meta {
+            name: "rkey",
+            title: "opaque RDMA memory key, library-specific",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "rdma_register",
+        };
+        let f_rkey = w.bytes(r, (f_rkey_length as u64), &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(RdmaRegisterWalk {
+            f_remote_addr,
+            f_length,
+            f_rkey_length,
+            f_rkey,
+            _bytes: std::marker::PhantomData,
+        })
+    }
+    /// What the walk of Payload of an implementation-private message type (`private_payload`) read.
+    #[derive(Clone, Debug)]
+    #[allow(dead_code)]
+    pub struct PrivatePayloadWalk<'a> {
+        f_opaque: &'a [u8],
+        _bytes: std::marker::PhantomData<&'a [u8]>,
+    }
+    #[allow(clippy::needless_lifetimes)]
+    impl<'a> PrivatePayloadWalk<'a> {
+        /// The structure's name in the spec.
+        pub const NAME: &'static str = "private_payload";
+        /// The structure's title.
+        pub const TITLE: &'static str = "Payload of an implementation-private message type";
+        pub fn opaque(&self) -> &'a [u8] {
+            self.f_opaque
+        }
+    }
+    /// Walk Payload of an implementation-private message type (`private_payload`) at the cursor, annotating every field.
+    #[allow(
+        unused_variables,
+        unused_mut,
+        clippy::too_many_arguments,
+        clippy::needless_late_init,
+        clippy::let_and_return,
+        clippy::identity_op,
+        clippy::nonminimal_bool,
+        clippy::unnecessary_cast,
+        clippy::needless_borrow,
+        clippy::redundant_locals,
+        unused_parens,
+        unused_braces
+    )]
+    pub fn walk_private_payload<'a>(
+        w: &mut Walker<'a, '_>,
+        r0: &mut Cursor<'a>,
+    ) -> Result<PrivatePayloadWalk<'a>, Stop> {
+        let offset = r0.offset();
+        let mut __short = false;
+        let r = &mut *r0;
+        let o_opaque = r.offset();
+        let __m = Meta {
+            name: "opaque",
+            title: "",
+            since: crate::version::Version::new(1, 1),
+            axis: crate::generated::axes::Axis::Protocol,
+            structure: "private_payload",
+        };
+        let f_opaque = w.rest(r, &__m)?;
+        w.surplus(r, crate::generated::axes::Axis::Protocol)?;
+        if __short {
+            return Err(
+                w.stop("the length prefix runs past the end of the input".to_string()),
+            );
+        }
+        Ok(PrivatePayloadWalk {
+            f_opaque,
             _bytes: std::marker::PhantomData,
         })
     }
@@ -27563,6 +34923,150 @@ pub mod annotate {
             }
         }
     }
+    /// Walk the structure a `message_type` value selects, as the field `name` (`peek`: where the tag lies inside the structure it selects — offset, width, path — when it is read there).
+    #[allow(unused_variables, clippy::too_many_arguments, unreachable_patterns)]
+    pub fn walk_message_type_variant<'a>(
+        w: &mut Walker<'a, '_>,
+        r: &mut Cursor<'a>,
+        name: &str,
+        tag: u32,
+        meta: &Meta,
+        peek: Option<(u64, u64, &'static str)>,
+    ) -> Result<(), Stop> {
+        let class = <super::tags::MessageType as crate::wire::TagSpace>::classify(tag);
+        let known_to_reader = match class {
+            crate::wire::TagClass::Known(t) => {
+                crate::wire::TagSpace::since(t)
+                    <= w.reader(crate::generated::axes::Axis::Protocol)
+            }
+            _ => true,
+        };
+        match class {
+            _ if !known_to_reader => {
+                let peek = peek
+                    .map(|(at, width, path)| {
+                        (
+                            at,
+                            width,
+                            path,
+                            crate::inspect::walk::tag_shown(
+                                crate::wire::TagValue::<
+                                    super::tags::MessageType,
+                                >::from_raw(tag),
+                            ),
+                        )
+                    });
+                w.opaque(
+                    r,
+                    name,
+                    meta,
+                    <super::tags::MessageType as crate::wire::TagSpace>::NAME,
+                    tag,
+                    peek,
+                )
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::ClientHello) => {
+                w.open(r.offset(), name, "CLIENT_HELLO / SERVER_HELLO payload")?;
+                walk_hello(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::ServerHello) => {
+                w.open(r.offset(), name, "CLIENT_HELLO / SERVER_HELLO payload")?;
+                walk_hello(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::TensorRequest) => {
+                w.open(r.offset(), name, "TENSOR_REQUEST payload")?;
+                walk_tensor_request(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::TensorDescriptor) => {
+                w.open(r.offset(), name, "TENSOR_DESCRIPTOR payload")?;
+                walk_tensor_descriptor_payload(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::TensorData) => {
+                w.open(r.offset(), name, "TENSOR_DATA payload")?;
+                walk_tensor_data(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::TensorDataEnd) => {
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::TensorPut) => {
+                w.open(r.offset(), name, "TENSOR_PUT payload")?;
+                walk_tensor_put(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::TensorPutAck) => {
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::Error) => {
+                w.open(r.offset(), name, "ERROR payload")?;
+                walk_error_payload(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::Ping) => {
+                w.open(r.offset(), name, "PING / PONG payload")?;
+                walk_keepalive(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::Pong) => {
+                w.open(r.offset(), name, "PING / PONG payload")?;
+                walk_keepalive(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::RdmaRegister) => {
+                w.open(r.offset(), name, "RDMA_REGISTER payload")?;
+                walk_rdma_register(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            crate::wire::TagClass::Known(super::tags::MessageType::RdmaReady) => Ok(()),
+            crate::wire::TagClass::Private => {
+                w.open(
+                    r.offset(),
+                    name,
+                    "Payload of an implementation-private message type",
+                )?;
+                walk_private_payload(w, r)?;
+                w.close(r.offset());
+                Ok(())
+            }
+            _ => {
+                let peek = peek
+                    .map(|(at, width, path)| {
+                        (
+                            at,
+                            width,
+                            path,
+                            crate::inspect::walk::tag_shown(
+                                crate::wire::TagValue::<
+                                    super::tags::MessageType,
+                                >::from_raw(tag),
+                            ),
+                        )
+                    });
+                w.opaque(
+                    r,
+                    name,
+                    meta,
+                    <super::tags::MessageType as crate::wire::TagSpace>::NAME,
+                    tag,
+                    peek,
+                )
+            }
+        }
+    }
     /// Walk the structure a `scheme` value selects, as the field `name` (`peek`: where the tag lies inside the structure it selects — offset, width, path — when it is read there).
     #[allow(unused_variables, clippy::too_many_arguments, unreachable_patterns)]
     pub fn walk_scheme_variant<'a>(
@@ -27740,6 +35244,23 @@ mod arbitrary_impls {
             )
         }
     }
+    impl<'a> ::arbitrary::Arbitrary<'a>
+    for crate::wire::TagValue<super::tags::ErrorCode> {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            Ok(
+                crate::wire::TagValue::from_raw(
+                    crate::generate::tag(
+                        u,
+                        &[1, 2, 3, 4, 5, 6, 7, 8],
+                        &[(240, 254)],
+                        4294967295,
+                    )?,
+                ),
+            )
+        }
+    }
     impl<'a> ::arbitrary::Arbitrary<'a> for crate::wire::TagValue<super::tags::KvRole> {
         fn arbitrary(
             u: &mut ::arbitrary::Unstructured<'a>,
@@ -27802,6 +35323,23 @@ mod arbitrary_impls {
             )
         }
     }
+    impl<'a> ::arbitrary::Arbitrary<'a>
+    for crate::wire::TagValue<super::tags::MessageType> {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            Ok(
+                crate::wire::TagValue::from_raw(
+                    crate::generate::tag(
+                        u,
+                        &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+                        &[(240, 254)],
+                        4294967295,
+                    )?,
+                ),
+            )
+        }
+    }
     impl<'a> ::arbitrary::Arbitrary<'a> for crate::wire::TagValue<super::tags::Scheme> {
         fn arbitrary(
             u: &mut ::arbitrary::Unstructured<'a>,
@@ -27850,6 +35388,28 @@ mod arbitrary_impls {
             Ok(
                 super::flags::IndexEntryFlags(
                     crate::generate::bits(u, 0, 4294967295)? as u32,
+                ),
+            )
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::flags::CapabilityFlags {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            Ok(
+                super::flags::CapabilityFlags(
+                    crate::generate::bits(u, 15, 18446744073709551615)? as u64,
+                ),
+            )
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::flags::RequestFlags {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            Ok(
+                super::flags::RequestFlags(
+                    crate::generate::bits(u, 3, 4294967295)? as u32,
                 ),
             )
         }
@@ -28687,6 +36247,438 @@ mod arbitrary_impls {
             u: &mut ::arbitrary::Unstructured<'a>,
         ) -> ::arbitrary::Result<Self> {
             super::structures::Descriptor::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::InterchangeMessage {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_message_type = <crate::wire::TagValue<
+                super::tags::MessageType,
+            > as ::arbitrary::Arbitrary>::arbitrary(u)?;
+            let f_stream_id = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.pick(u)? as u32
+            };
+            let f_payload = {
+                let tag: u32 = ((f_message_type.raw() as u64) as u32);
+                super::structures::MessageTypeVariant::arbitrary_for(u, tag, 0)?
+            };
+            Ok(super::structures::InterchangeMessage {
+                message_type: f_message_type,
+                stream_id: f_stream_id,
+                payload: f_payload,
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::InterchangeMessage {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::InterchangeMessage::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::Hello {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_protocol_version = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.min(1);
+                c.pick(u)? as u32
+            };
+            let f_max_message_size = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.pick(u)? as u32
+            };
+            let f_capability_flags = <super::flags::CapabilityFlags as ::arbitrary::Arbitrary>::arbitrary(
+                u,
+            )?;
+            let f_supported_layouts = {
+                let n: usize = crate::generate::free_length(u)?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    entries.push(super::structures::LayoutEntry::arbitrary_with(u, 0)?);
+                }
+                entries
+            };
+            let f_supported_devices = {
+                let n: usize = crate::generate::free_length(u)?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    entries
+                        .push(
+                            (<crate::wire::TagValue<
+                                super::tags::Device,
+                            > as ::arbitrary::Arbitrary>::arbitrary(u)?
+                                .raw() as u8),
+                        );
+                }
+                entries
+            };
+            let f_supported_memory_classes = {
+                let n: usize = crate::generate::free_length(u)?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    entries
+                        .push(
+                            (<crate::wire::TagValue<
+                                super::tags::MemoryClass,
+                            > as ::arbitrary::Arbitrary>::arbitrary(u)?
+                                .raw() as u8),
+                        );
+                }
+                entries
+            };
+            Ok(super::structures::Hello {
+                protocol_version: f_protocol_version,
+                max_message_size: f_max_message_size,
+                capability_flags: f_capability_flags,
+                supported_layouts: f_supported_layouts,
+                supported_devices: f_supported_devices,
+                supported_memory_classes: f_supported_memory_classes,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::Hello {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::Hello::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::LayoutEntry {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_layout_tag = <crate::wire::TagValue<
+                super::tags::Layout,
+            > as ::arbitrary::Arbitrary>::arbitrary(u)?;
+            let f_ext_metadata = if ((240..=254).contains(&(f_layout_tag.raw() as i128)))
+            {
+                Some({
+                    let n: usize = crate::generate::free_length(u)?;
+                    crate::generate::bytes(u, n)?
+                })
+            } else {
+                None
+            };
+            Ok(super::structures::LayoutEntry {
+                layout_tag: f_layout_tag,
+                ext_metadata: f_ext_metadata,
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::LayoutEntry {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::LayoutEntry::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::TensorRequest {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_tensor_key = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::text(u, n)?
+            };
+            let f_preferred_layouts = {
+                let n: usize = crate::generate::free_length(u)?;
+                let mut entries = Vec::with_capacity(n);
+                for _ in 0..n {
+                    entries.push(super::structures::LayoutEntry::arbitrary_with(u, 0)?);
+                }
+                entries
+            };
+            let f_preferred_device = <crate::wire::TagValue<
+                super::tags::Device,
+            > as ::arbitrary::Arbitrary>::arbitrary(u)?;
+            let f_min_alignment = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.power_of_two();
+                c.pick(u)? as u32
+            };
+            let f_request_flags = <super::flags::RequestFlags as ::arbitrary::Arbitrary>::arbitrary(
+                u,
+            )?;
+            Ok(super::structures::TensorRequest {
+                tensor_key: f_tensor_key,
+                preferred_layouts: f_preferred_layouts,
+                preferred_device: f_preferred_device,
+                min_alignment: f_min_alignment,
+                request_flags: f_request_flags,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::TensorRequest {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::TensorRequest::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::TensorDescriptorPayload {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_descriptor = super::structures::Descriptor::arbitrary_with(u, 0)?;
+            let f_total_data_bytes = {
+                let mut c = crate::generate::Int::new(
+                    u64::MIN as i128,
+                    u64::MAX as i128,
+                );
+                c.pick(u)? as u64
+            };
+            let f_shard_index = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.pick(u)? as u32
+            };
+            let f_total_shards = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.min(1);
+                c.pick(u)? as u32
+            };
+            Ok(super::structures::TensorDescriptorPayload {
+                descriptor: f_descriptor,
+                total_data_bytes: f_total_data_bytes,
+                shard_index: f_shard_index,
+                total_shards: f_total_shards,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::TensorDescriptorPayload {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::TensorDescriptorPayload::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::TensorData {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_byte_offset_in_buffer = {
+                let mut c = crate::generate::Int::new(
+                    u64::MIN as i128,
+                    u64::MAX as i128,
+                );
+                c.pick(u)? as u64
+            };
+            let f_data = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::bytes(u, n)?
+            };
+            Ok(super::structures::TensorData {
+                byte_offset_in_buffer: f_byte_offset_in_buffer,
+                data: f_data,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::TensorData {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::TensorData::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::TensorPut {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_tensor_key = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::text(u, n)?
+            };
+            let f_descriptor_length = {
+                let mut c = crate::generate::Int::new(
+                    u32::MIN as i128,
+                    u32::MAX as i128,
+                );
+                c.pick(u)? as u32
+            };
+            let f_descriptor = super::structures::Descriptor::arbitrary_with(u, 0)?;
+            let f_total_data_bytes = {
+                let mut c = crate::generate::Int::new(
+                    u64::MIN as i128,
+                    u64::MAX as i128,
+                );
+                c.pick(u)? as u64
+            };
+            Ok(super::structures::TensorPut {
+                tensor_key: f_tensor_key,
+                descriptor_length: f_descriptor_length,
+                descriptor: f_descriptor,
+                total_data_bytes: f_total_data_bytes,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::TensorPut {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::TensorPut::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::ErrorPayload {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_error_code = <crate::wire::TagValue<
+                super::tags::ErrorCode,
+            > as ::arbitrary::Arbitrary>::arbitrary(u)?;
+            let f_message = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::text(u, n)?
+            };
+            Ok(super::structures::ErrorPayload {
+                error_code: f_error_code,
+                message: f_message,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::ErrorPayload {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::ErrorPayload::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::Keepalive {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_opaque = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::bytes(u, n)?
+            };
+            Ok(super::structures::Keepalive {
+                opaque: f_opaque,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::Keepalive {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::Keepalive::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::RdmaRegister {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_remote_addr = {
+                let mut c = crate::generate::Int::new(
+                    u64::MIN as i128,
+                    u64::MAX as i128,
+                );
+                c.pick(u)? as u64
+            };
+            let f_length = {
+                let mut c = crate::generate::Int::new(
+                    u64::MIN as i128,
+                    u64::MAX as i128,
+                );
+                c.pick(u)? as u64
+            };
+            let f_rkey = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::bytes(u, n)?
+            };
+            Ok(super::structures::RdmaRegister {
+                remote_addr: f_remote_addr,
+                length: f_length,
+                rkey: f_rkey,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::RdmaRegister {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::RdmaRegister::arbitrary_with(u, 0)
+        }
+    }
+    impl super::structures::PrivatePayload {
+        /// A value drawn for the given params, nested `depth` levels in itself.
+        #[allow(unused_variables, unused_mut, unused_parens, clippy::all)]
+        pub(crate) fn arbitrary_with(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let f_opaque = {
+                let n: usize = crate::generate::free_length(u)?;
+                crate::generate::bytes(u, n)?
+            };
+            Ok(super::structures::PrivatePayload {
+                opaque: f_opaque,
+                skipped: Vec::new(),
+            })
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::PrivatePayload {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            super::structures::PrivatePayload::arbitrary_with(u, 0)
         }
     }
     impl super::structures::LayoutStrided {
@@ -29996,6 +37988,104 @@ mod arbitrary_impls {
                 .raw();
             let p_rank = crate::generate::param(u)?;
             super::structures::LayoutVariant::arbitrary_for(u, tag, p_rank, 0)
+        }
+    }
+    impl super::structures::MessageTypeVariant {
+        /// The structure `tag` selects, drawn for the given params; a value no variant
+        /// represents (neither allocated nor private) is no value.
+        #[allow(unused_variables, unused_mut, clippy::all)]
+        pub(crate) fn arbitrary_for(
+            u: &mut ::arbitrary::Unstructured<'_>,
+            tag: u32,
+            depth: u32,
+        ) -> ::arbitrary::Result<Self> {
+            let mut value = match <super::tags::MessageType as crate::wire::TagSpace>::classify(
+                tag,
+            ) {
+                crate::wire::TagClass::Known(super::tags::MessageType::ClientHello) => {
+                    super::structures::MessageTypeVariant::ClientHello(
+                        super::structures::Hello::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::ServerHello) => {
+                    super::structures::MessageTypeVariant::ServerHello(
+                        super::structures::Hello::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::TensorRequest) => {
+                    super::structures::MessageTypeVariant::TensorRequest(
+                        super::structures::TensorRequest::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(
+                    super::tags::MessageType::TensorDescriptor,
+                ) => {
+                    super::structures::MessageTypeVariant::TensorDescriptor(
+                        super::structures::TensorDescriptorPayload::arbitrary_with(
+                            u,
+                            depth,
+                        )?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::TensorData) => {
+                    super::structures::MessageTypeVariant::TensorData(
+                        super::structures::TensorData::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::TensorDataEnd) => {
+                    super::structures::MessageTypeVariant::TensorDataEnd
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::TensorPut) => {
+                    super::structures::MessageTypeVariant::TensorPut(
+                        super::structures::TensorPut::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::TensorPutAck) => {
+                    super::structures::MessageTypeVariant::TensorPutAck
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::Error) => {
+                    super::structures::MessageTypeVariant::Error(
+                        super::structures::ErrorPayload::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::Ping) => {
+                    super::structures::MessageTypeVariant::Ping(
+                        super::structures::Keepalive::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::Pong) => {
+                    super::structures::MessageTypeVariant::Pong(
+                        super::structures::Keepalive::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::RdmaRegister) => {
+                    super::structures::MessageTypeVariant::RdmaRegister(
+                        super::structures::RdmaRegister::arbitrary_with(u, depth)?,
+                    )
+                }
+                crate::wire::TagClass::Known(super::tags::MessageType::RdmaReady) => {
+                    super::structures::MessageTypeVariant::RdmaReady
+                }
+                crate::wire::TagClass::Private => {
+                    super::structures::MessageTypeVariant::Private(
+                        tag,
+                        super::structures::PrivatePayload::arbitrary_with(u, depth)?,
+                    )
+                }
+                _ => return Err(::arbitrary::Error::IncorrectFormat),
+            };
+            Ok(value)
+        }
+    }
+    impl<'a> ::arbitrary::Arbitrary<'a> for super::structures::MessageTypeVariant {
+        fn arbitrary(
+            u: &mut ::arbitrary::Unstructured<'a>,
+        ) -> ::arbitrary::Result<Self> {
+            let tag = <crate::wire::TagValue<
+                super::tags::MessageType,
+            > as ::arbitrary::Arbitrary>::arbitrary(u)?
+                .raw();
+            super::structures::MessageTypeVariant::arbitrary_for(u, tag, 0)
         }
     }
     impl super::structures::SchemeVariant {

@@ -480,6 +480,269 @@ types:
       rank:
         value: fixed_header.rank
         doc: '`fixed_header.rank`, for the structures inside'
+  interchange_message:
+    doc: |-
+      Interchange message (12-byte header, then the payload)
+      Rules of the runtime's semantic layer, not checked here: IX-2, IX-3.
+    seq:
+      - id: message_type
+        type: u4
+        enum: message_type
+        valid:
+          expr: (_.to_i >= 1 and _.to_i <= 13) or (_.to_i >= 240 and _.to_i <= 254)
+        doc: what the payload is (tags/message_type.toml)
+      - id: stream_id
+        type: u4
+        valid:
+          expr: _ != 0
+        doc: |-
+          opaque per-stream identifier; 0 is never used
+          Check: must not be 0 [IX-4].
+      - id: payload_length
+        type: u4
+        doc: payload bytes after the header; 0 for an empty payload
+      - id: payload
+        type:
+          switch-on: message_type
+          cases:
+            'message_type::client_hello': hello
+            'message_type::server_hello': hello
+            'message_type::tensor_request': tensor_request
+            'message_type::tensor_descriptor': tensor_descriptor_payload
+            'message_type::tensor_data': tensor_data
+            'message_type::tensor_data_end': empty
+            'message_type::tensor_put': tensor_put
+            'message_type::tensor_put_ack': empty
+            'message_type::error': error_payload
+            'message_type::ping': keepalive
+            'message_type::pong': keepalive
+            'message_type::rdma_register': rdma_register
+            'message_type::rdma_ready': empty
+            _: private_payload
+        size: payload_length
+  hello:
+    doc: CLIENT_HELLO / SERVER_HELLO payload
+    seq:
+      - id: protocol_version
+        type: u4
+        valid:
+          min: 1
+        doc: |-
+          the sender's protocol version (a SERVER_HELLO's: the version the server will use, at most the client's, IX-11)
+          Check: must be at least 1 [MSG-2].
+      - id: max_message_size
+        type: u4
+        doc: 'the largest payload, in bytes, the sender accepts'
+      - id: capability_flags
+        type: capability_flags
+      - id: layout_count
+        type: u2
+      - id: supported_layouts
+        type: layout_entry
+        repeat: expr
+        repeat-expr: layout_count
+        doc: 'layouts the sender can consume (client, most preferred first) or produce (server)'
+      - id: device_count
+        type: u2
+      - id: supported_devices
+        type: u1
+        enum: device
+        repeat: expr
+        repeat-expr: device_count
+        valid:
+          expr: (_.to_i <= 8) or (_.to_i >= 240 and _.to_i <= 254)
+        doc: device tags the sender accepts or targets; an unknown one is ignored (RES-60)
+      - id: class_count
+        type: u2
+        doc: '0: the STANDARD memory class only (IX-14); always sent (RES-54)'
+      - id: supported_memory_classes
+        type: u1
+        enum: memory_class
+        repeat: expr
+        repeat-expr: class_count
+        valid:
+          expr: (_.to_i <= 3) or (_.to_i >= 240 and _.to_i <= 254)
+        doc: memory classes the sender accepts or produces; empty means STANDARD only (IX-14)
+      - id: skipped
+        size-eos: true
+        -hurray-skipped: true
+        valid:
+          expr: _.size == 0 or protocol_version > 1
+        doc: |-
+          Bytes inside the length prefix after the fields this spec defines: a later minor version's fields, which a reader skips (CD2).
+          Empty in data of protocol 1 or older (surplus bytes at a known version are rejected).
+  layout_entry:
+    doc: 'Layout entry of a layout list (HELLO, TENSOR_REQUEST)'
+    seq:
+      - id: layout_tag
+        type: u1
+        enum: layout
+        valid:
+          expr: (_.to_i >= 1 and _.to_i <= 11) or (_.to_i == 64) or (_.to_i >= 240 and _.to_i <= 254)
+        doc: a layout tag; an unknown one is ignored (RES-60)
+      - id: ext_metadata_length
+        type: u2
+        if: layout_tag.to_i >= 240 and layout_tag.to_i <= 254
+        doc: 'an extension entry''s metadata bytes (IX-18)'
+      - id: ext_metadata
+        size: ext_metadata_length
+        if: layout_tag.to_i >= 240 and layout_tag.to_i <= 254
+        doc: 'opaque, agreed out of band; skipped when not understood (IX-19)'
+  tensor_request:
+    doc: TENSOR_REQUEST payload
+    seq:
+      - id: key_length
+        type: u4
+      - id: tensor_key
+        type: str
+        encoding: UTF-8
+        size: key_length
+        doc: 'the requested tensor''s key, UTF-8 (RES-61)'
+      - id: layout_count
+        type: u2
+        doc: '0: no layout preference (IX-23)'
+      - id: preferred_layouts
+        type: layout_entry
+        repeat: expr
+        repeat-expr: layout_count
+        doc: most preferred first
+      - id: preferred_device
+        type: u1
+        enum: device
+        valid:
+          expr: (_.to_i <= 8) or (_.to_i >= 240 and _.to_i <= 254)
+        doc: 'the device for the response buffers; an unknown one is answered with DEVICE_UNAVAILABLE, not rejected (RES-60)'
+      - id: min_alignment
+        type: u4
+        valid:
+          expr: _ != 0 and (_ & (_ - 1)) == 0
+        doc: |-
+          the buffer alignment in bytes the client needs
+          Check: must be a power of two [IX-21].
+      - id: request_flags
+        type: request_flags
+      - id: skipped
+        size-eos: true
+        -hurray-skipped: true
+        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, which a reader skips (CD2).'
+  tensor_descriptor_payload:
+    doc: TENSOR_DESCRIPTOR payload
+    seq:
+      - id: descriptor
+        type: descriptor
+        size: descriptor_length_prefix
+        doc: 'the whole descriptor, framed by its own descriptor_length'
+      - id: total_data_bytes
+        type: u8
+        doc: 'bytes the TENSOR_DATA frames of this tensor or shard carry: the sum of its buffers'' byte_size (RES-62)'
+      - id: shard_index
+        type: u4
+        doc: 'this shard''s index; 0 when not parallel (IX-45)'
+      - id: total_shards
+        type: u4
+        valid:
+          min: 1
+        doc: |-
+          the shard count; 1 when not parallel (IX-45)
+          Check: must be at least 1 [MSG-7].
+      - id: skipped
+        size-eos: true
+        -hurray-skipped: true
+        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, which a reader skips (CD2).'
+    instances:
+      descriptor_length_prefix:
+        pos: _io.pos + 6
+        type: u4
+        doc: 'the length prefix of `descriptor`, read ahead'
+  tensor_data:
+    doc: TENSOR_DATA payload
+    seq:
+      - id: byte_offset_in_buffer
+        type: u8
+        doc: 'where the frame''s bytes start in the tensor''s data: its buffers in buffer-table order, unpadded (RES-62)'
+      - id: data
+        size-eos: true
+        doc: 'the frame''s data bytes (payload_length − 8)'
+  tensor_put:
+    doc: TENSOR_PUT payload
+    seq:
+      - id: key_length
+        type: u4
+      - id: tensor_key
+        type: str
+        encoding: UTF-8
+        size: key_length
+        doc: 'the pushed tensor''s key, UTF-8 (RES-61)'
+      - id: descriptor_length
+        type: u4
+        doc: 'the descriptor''s bytes: its own descriptor_length (RES-62)'
+      - id: descriptor
+        type: descriptor
+        size: descriptor_length_prefix
+        doc: 'the pushed tensor''s descriptor; its device_tag names the destination device'
+      - id: total_data_bytes
+        type: u8
+        doc: bytes the TENSOR_DATA frames of the push carry (RES-62)
+      - id: skipped
+        size-eos: true
+        -hurray-skipped: true
+        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, which a reader skips (CD2).'
+    instances:
+      descriptor_length_prefix:
+        pos: _io.pos + 6
+        type: u4
+        doc: 'the length prefix of `descriptor`, read ahead'
+  error_payload:
+    doc: ERROR payload
+    seq:
+      - id: error_code
+        type: u4
+        enum: error_code
+        valid:
+          expr: (_.to_i >= 1 and _.to_i <= 8) or (_.to_i >= 240 and _.to_i <= 254)
+        doc: what went wrong (tags/error_code.toml)
+      - id: message_length
+        type: u4
+      - id: message
+        type: str
+        encoding: UTF-8
+        size: message_length
+        doc: 'human-readable, UTF-8; may be empty (RES-57)'
+      - id: skipped
+        size-eos: true
+        -hurray-skipped: true
+        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, which a reader skips (CD2).'
+  keepalive:
+    doc: PING / PONG payload
+    seq:
+      - id: opaque
+        size-eos: true
+        doc: 'any bytes, possibly none; a PONG echoes its PING''s (RES-58)'
+  rdma_register:
+    doc: RDMA_REGISTER payload
+    seq:
+      - id: remote_addr
+        type: u8
+        doc: 'virtual address of the registered region on the sender''s side'
+      - id: length
+        type: u8
+        doc: 'the region''s size in bytes: the tensor''s total_data_bytes (IX-70)'
+      - id: rkey_length
+        type: u4
+      - id: rkey
+        size: rkey_length
+        doc: 'opaque RDMA memory key, library-specific'
+      - id: skipped
+        size-eos: true
+        -hurray-skipped: true
+        doc: 'Bytes inside the length prefix after the fields this spec defines: a later minor version''s fields, which a reader skips (CD2).'
+  private_payload:
+    doc: |-
+      Payload of an implementation-private message type
+      opaque: its meaning is agreed out of band (IX-6)
+    seq:
+      - id: opaque
+        size-eos: true
   layout_strided:
     doc: |-
       Strided block
@@ -1227,6 +1490,56 @@ types:
         valid:
           expr: (_ & 0xffffffff) == 0
         doc: the raw bits; a bit no flag allocates is rejected (F15)
+  capability_flags:
+    doc: Capability flags
+    -hurray-flags: true
+    seq:
+      - id: value
+        type: u8
+        valid:
+          expr: (_ & 0xfffffffffffffff0) == 0
+        doc: the raw bits; a bit no flag allocates is rejected (MSG-4)
+    instances:
+      transcoding:
+        value: (value & 1) != 0
+        doc: |-
+          the sender of the HELLO can transcode a tensor to a requested layout on the fly (bit 0)
+          Since 1.
+      parallel_streams:
+        value: (value & 2) != 0
+        doc: |-
+          the sender supports multi-stream parallel shard transfer (bit 1)
+          Since 1.
+      rdma_data_plane:
+        value: (value & 4) != 0
+        doc: |-
+          the sender supports RDMA for the data plane (bit 2)
+          Since 1.
+      rdma_gpudirect:
+        value: (value & 8) != 0
+        doc: |-
+          the sender supports GPUDirect-style writes into a region the receiver registered; set ⇒ RDMA_DATA_PLANE set (IX-13) (bit 3)
+          Since 1.
+  request_flags:
+    doc: Request flags
+    -hurray-flags: true
+    seq:
+      - id: value
+        type: u4
+        valid:
+          expr: (_ & 0xfffffffc) == 0
+        doc: the raw bits; a bit no flag allocates is rejected (IX-22)
+    instances:
+      allow_transcode:
+        value: (value & 1) != 0
+        doc: |-
+          the server may transcode to a preferred layout (bit 0)
+          Since 1.
+      parallel_ok:
+        value: (value & 2) != 0
+        doc: |-
+          the client can receive the tensor as several parallel shards (bit 1)
+          Since 1.
   per_tensor_affine_flags:
     doc: Per-tensor affine flags
     -hurray-flags: true
@@ -1547,6 +1860,31 @@ enums:
       doc: |-
         2 x float64 (real, then imaginary)
         128 bits; complex; format 1-11-52; bias 1023
+  error_code:
+    0x00000001:
+      id: protocol_version_mismatch
+      doc: 'PROTOCOL_VERSION_MISMATCH: protocol versions incompatible'
+    0x00000002:
+      id: unknown_tensor
+      doc: 'UNKNOWN_TENSOR: requested key not found'
+    0x00000003:
+      id: layout_unavailable
+      doc: 'LAYOUT_UNAVAILABLE: no acceptable layout can be served'
+    0x00000004:
+      id: transcode_limit_exceeded
+      doc: 'TRANSCODE_LIMIT_EXCEEDED: transcoding refused, buffer too large'
+    0x00000005:
+      id: device_unavailable
+      doc: 'DEVICE_UNAVAILABLE: requested device unavailable'
+    0x00000006:
+      id: invalid_message
+      doc: 'INVALID_MESSAGE: malformed message received'
+    0x00000007:
+      id: message_too_large
+      doc: 'MESSAGE_TOO_LARGE: payload_length above the receiver''s limit'
+    0x00000008:
+      id: shard_mismatch
+      doc: 'SHARD_MISMATCH: parallel shard descriptors inconsistent'
   kv_role:
     0x00:
       id: key
@@ -1674,6 +2012,66 @@ enums:
     0x03:
       id: peer
       doc: 'PEER: peer-to-peer device memory for an out-of-band peer set; not CPU-accessible'
+  message_type:
+    0x00000001:
+      id: client_hello
+      doc: |-
+        CLIENT_HELLO: the client's protocol version, limits, capabilities and lists (client → server, first on every connection)
+        structure `hello`
+    0x00000002:
+      id: server_hello
+      doc: |-
+        SERVER_HELLO: the version the server will use, its limits, capabilities and lists (server → client)
+        structure `hello`
+    0x00000003:
+      id: tensor_request
+      doc: |-
+        TENSOR_REQUEST: a tensor by key, with layout and device preferences (client → server)
+        structure `tensor_request`
+    0x00000004:
+      id: tensor_descriptor
+      doc: |-
+        TENSOR_DESCRIPTOR: a tensor's descriptor and the transfer's totals (sender → receiver)
+        structure `tensor_descriptor_payload`
+    0x00000005:
+      id: tensor_data
+      doc: |-
+        TENSOR_DATA: a frame of a tensor's data bytes (sender → receiver)
+        structure `tensor_data`
+    0x00000006:
+      id: tensor_data_end
+      doc: 'TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)'
+    0x00000007:
+      id: tensor_put
+      doc: |-
+        TENSOR_PUT: a client push: key, descriptor and data total (client → server)
+        structure `tensor_put`
+    0x00000008:
+      id: tensor_put_ack
+      doc: 'TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)'
+    0x00000009:
+      id: error
+      doc: |-
+        ERROR: an error code and a message; the stream ends (either direction)
+        structure `error_payload`
+    0x0000000a:
+      id: ping
+      doc: |-
+        PING: keepalive request; opaque payload the PONG echoes (RES-58)
+        structure `keepalive`
+    0x0000000b:
+      id: pong
+      doc: |-
+        PONG: keepalive response, echoing the PING's payload (RES-58)
+        structure `keepalive`
+    0x0000000c:
+      id: rdma_register
+      doc: |-
+        RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)
+        structure `rdma_register`
+    0x0000000d:
+      id: rdma_ready
+      doc: 'RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)'
   scheme:
     0x01:
       id: per_tensor_affine

@@ -136,6 +136,7 @@ pub const TARGETS: &[&str] = &[
     "encode_json",
     "round_trip",
     "stream",
+    "message",
 ];
 
 /// Run the target named `name` on `data`.
@@ -151,6 +152,7 @@ pub fn run(name: &str, data: &[u8]) {
         "encode_json" => encode_json(data),
         "round_trip" => round_trip(data),
         "stream" => stream(data),
+        "message" => message(data),
         other => panic!("no fuzz target `{other}`"),
     }
 }
@@ -306,6 +308,40 @@ pub fn file(data: &[u8]) {
                 let _ = contract::file_value(&f);
             });
         }
+    }
+}
+
+/// `message`: read a captured session of the interchange protocol (messages back to back),
+/// strict and permissive; every message a strict reader accepts is encoded again, from its
+/// owned form, to the same bytes (decode → owned → encode is the identity).
+pub fn message(data: &[u8]) {
+    use hurray_runtime::ReaderConfig;
+    use hurray_runtime::message;
+    for config in [ReaderConfig::new(), ReaderConfig::new().permissive(true)] {
+        within_budget(data.len(), "message", || {
+            let mut total = 0;
+            for m in message::session(data, &config) {
+                match m {
+                    Ok(m) => {
+                        total += m.bytes().len();
+                        if !config.is_permissive() {
+                            let mut out = Vec::new();
+                            m.view().owned().encode(&mut out);
+                            assert_eq!(
+                                out,
+                                m.bytes(),
+                                "a message a strict reader accepts encodes back"
+                            );
+                        }
+                    }
+                    Err(e) => {
+                        well_formed(e.code(), e.offset(), data.len(), e.detail());
+                        return;
+                    }
+                }
+            }
+            assert_eq!(total, data.len(), "a session is its messages, back to back");
+        });
     }
 }
 
@@ -1231,6 +1267,8 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
             seeds.extend(corpus("bin"));
             seeds
         }
+        // Every message of tests/message/vectors.toml, and one session of them all.
+        "message" => message_seeds(),
         // Any bytes are choices for the generated `Arbitrary` impls: the descriptor vectors
         // (and no bytes at all, every choice its first) give them a varied start.
         "round_trip" => {
@@ -1302,4 +1340,37 @@ pub fn dictionary(spec: &Spec) -> String {
         out.push_str(&format!("# {what}\n\"{escaped}\"\n"));
     }
     out
+}
+
+/// The messages of `tests/message/vectors.toml` (hex, with `{descriptor}` the 61-byte
+/// descriptor of the reference's conformance set), one seed each, and all of them as one
+/// session.
+fn message_seeds() -> Vec<Vec<u8>> {
+    let text =
+        std::fs::read_to_string(root().join("tests/message/vectors.toml")).unwrap_or_default();
+    let descriptor = std::fs::read(
+        root().join("../shared/conformance/stream/descriptors/row_major_3__0_f32_3x4.bin"),
+    )
+    .unwrap_or_default();
+    let mut seeds = Vec::new();
+    for line in text.lines() {
+        let Some(hex) = line
+            .strip_prefix("bytes = \"")
+            .and_then(|l| l.strip_suffix('"'))
+        else {
+            continue;
+        };
+        let mut seed = Vec::new();
+        for part in hex.split_whitespace() {
+            if part.starts_with('{') {
+                seed.extend(&descriptor);
+            } else if let Ok(b) = u8::from_str_radix(part, 16) {
+                seed.push(b);
+            }
+        }
+        seeds.push(seed);
+    }
+    let session = seeds.concat();
+    seeds.push(session);
+    seeds
 }

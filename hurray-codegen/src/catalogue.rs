@@ -36,6 +36,10 @@ pub enum Party {
     Reader,
     Writer,
     SpecEditor,
+    /// The interchange protocol's server.
+    Server,
+    /// The interchange protocol's client.
+    Client,
 }
 
 impl Party {
@@ -45,6 +49,8 @@ impl Party {
             Party::Reader => "reader",
             Party::Writer => "writer",
             Party::SpecEditor => "spec editor",
+            Party::Server => "server",
+            Party::Client => "client",
         }
     }
 }
@@ -90,7 +96,7 @@ impl Enforcer {
             EnforcedBy::Writer => Some(Enforcer::Writer),
             EnforcedBy::Amendment => Some(Enforcer::AmendmentLint),
             EnforcedBy::Derive => Some(Enforcer::Derive),
-            EnforcedBy::Unenforceable => None,
+            EnforcedBy::Unenforceable | EnforcedBy::Pending => None,
         }
     }
 }
@@ -124,6 +130,8 @@ pub struct Entry {
     pub lints: Vec<String>,
     /// Why no software can enforce or observe it.
     pub unenforceable: Option<String>,
+    /// Software can enforce it, but none does yet (`enforced_by = "pending"`).
+    pub pending: bool,
     /// Why the rule exists, where a seed or facts sheet says (rules only).
     pub rationale: Option<Rationale>,
     /// Resolutions that shaped a rule; for a resolution, the rules it governs.
@@ -157,6 +165,8 @@ impl Catalogue {
                 Actor::Writer => vec![Party::Writer],
                 Actor::Both => vec![Party::Reader, Party::Writer],
                 Actor::Editor => vec![Party::SpecEditor],
+                Actor::Server => vec![Party::Server],
+                Actor::Client => vec![Party::Client],
             };
             let mut enforced_by: Vec<Enforcer> = std::iter::once(r.enforced_by)
                 .chain(r.also_enforced_by.iter().copied())
@@ -185,6 +195,7 @@ impl Catalogue {
                 enforced_by,
                 lints: lint_ids,
                 unenforceable: r.unenforceable.clone(),
+                pending: r.enforced_by == EnforcedBy::Pending,
                 rationale: r.rationale.clone(),
                 related: r
                     .resolutions
@@ -223,6 +234,7 @@ impl Catalogue {
                 enforced_by,
                 lints: Vec::new(),
                 unenforceable: None,
+                pending: false,
                 rationale: None,
                 related,
                 tested_by: None,
@@ -318,7 +330,7 @@ impl Catalogue {
                 )),
                 _ => {}
             }
-            if e.kind == Kind::Rule && !e.enforceable() && e.unenforceable.is_none() {
+            if e.kind == Kind::Rule && !e.enforceable() && e.unenforceable.is_none() && !e.pending {
                 out.push(format!(
                     "{} says no software enforces it, but not why",
                     e.id
@@ -442,6 +454,7 @@ impl ToolRule {
             enforced_by: vec![Enforcer::CommandLine],
             lints: Vec::new(),
             unenforceable: None,
+            pending: false,
             rationale: None,
             related: Vec::new(),
             tested_by: None,

@@ -302,6 +302,9 @@ pub fn matrix(spec: &Spec) -> Matrix {
 pub const ACROSS_MAJORS: &str = "no automatic cross-major compatibility";
 /// ADR-019's words for how data crosses a major (S5).
 pub const MIGRATION: &str = "migration via S5";
+/// What replaces CD3, CD4 and S5 on a negotiated axis (RES-53).
+pub const NEGOTIATED: &str =
+    "version negotiated per connection, no major (a breaking change is refused, RES-53)";
 
 /// One axis's compatibility posture in ADR-019's words, which name it "in a single sentence
 /// per axis": BACKWARD within the major (CD1), FORWARD_ADDITIVE within the major (CD2), no
@@ -315,8 +318,11 @@ pub struct Posture {
     pub current: String,
     /// The major the posture holds within, as the ADR writes it (`1.x`); a scheme axis's
     /// versions live under the major of the axis that carries its tag (`descriptor 1.x`,
-    /// RES-6).
+    /// RES-6); a negotiated axis's every version (`every protocol version`, RES-53).
     pub within: String,
+    /// A negotiated axis (RES-53): peers agree on a version per connection, and the axis has
+    /// no major, so nothing crosses one.
+    pub negotiated: bool,
 }
 
 impl Posture {
@@ -332,6 +338,13 @@ impl Posture {
 
     /// The posture as one sentence.
     pub fn sentence(&self) -> String {
+        if self.negotiated {
+            return format!(
+                "{}, {}, {NEGOTIATED}",
+                self.backward(),
+                self.forward_additive()
+            );
+        }
         format!(
             "{}, {}, {ACROSS_MAJORS}, {MIGRATION}",
             self.backward(),
@@ -352,8 +365,10 @@ pub fn posture(spec: &Spec) -> Vec<Posture> {
             current: a.show(a.current),
             within: match a.style {
                 AxisStyle::Scheme => format!("{} {}.x", parent.name, parent.current.major),
-                _ => format!("{}.x", a.current.major),
+                AxisStyle::Negotiated => "every version".to_string(),
+                AxisStyle::MajorMinor => format!("{}.x", a.current.major),
             },
+            negotiated: a.style == AxisStyle::Negotiated,
         })
         .collect()
 }

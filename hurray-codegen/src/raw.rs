@@ -626,6 +626,9 @@ pub struct Condition {
     pub has_bit: Option<S<String>>,
     /// (A flags field) present when this bit is clear.
     pub lacks_bit: Option<S<String>>,
+    /// (A tag field) present when the value lies in the one range of this kind of the
+    /// field's tag space (`"private"`: an extension layout entry, RES-60).
+    pub in_range: Option<S<String>>,
 }
 
 /// One check. Checks are read from a `toml::Value` (a table, or each table of a list), so
@@ -689,6 +692,8 @@ pub struct PlainCondition {
     pub has_bit: Option<String>,
     /// (A flags field) holds when this bit is clear.
     pub lacks_bit: Option<String>,
+    /// (A tag field) holds when the value lies in the one range of this kind of its space.
+    pub in_range: Option<String>,
 }
 impl PlainCondition {
     /// The spanned form, every part carrying `span`.
@@ -702,6 +707,7 @@ impl PlainCondition {
                 not_equals: self.not_equals.map(|v| S::new(span.clone(), v)),
                 has_bit: self.has_bit.clone().map(s),
                 lacks_bit: self.lacks_bit.clone().map(|v| S::new(span.clone(), v)),
+                in_range: self.in_range.clone().map(|v| S::new(span.clone(), v)),
             },
         )
     }

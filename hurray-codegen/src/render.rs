@@ -350,12 +350,14 @@ pub fn condition(spec: &Spec, c: &Condition, style: Style) -> String {
             Condition::LacksBit(p, set, b) => {
                 format!("{} lacks {}", p.text, bit_name(spec, *set, *b))
             }
+            Condition::InRange(p, a, b) => format!("{} in {a:#X}..={b:#X}", p.text),
         },
         Style::Markdown => match c {
             Condition::Equals(p, v) => format!("`{}` = {v}", p.text),
             Condition::NotEquals(p, v) => format!("`{}` ≠ {v}", p.text),
             Condition::HasBit(p, _, b) => format!("`{}` bit {b} set", p.text),
             Condition::LacksBit(p, _, b) => format!("`{}` bit {b} clear", p.text),
+            Condition::InRange(p, a, b) => format!("`{}` in `0x{a:02X}`–`0x{b:02X}`", p.text),
         },
     }
 }

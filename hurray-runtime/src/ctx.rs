@@ -546,16 +546,20 @@ impl<'c> Ctx<'c> {
         let known = F::known_at(self.reader(F::AXIS));
         if bits & !known != 0 {
             let unknown = bits & !known;
-            return Err(Error::new(
+            // The set's rule decides: rejected (RES-2), or reported and ignored where the
+            // rule only warns (a HELLO's capability bits, RES-59).
+            let reader = self.reader(F::AXIS);
+            self.violation(
                 F::RULE,
                 offset,
-                format!(
+                format_args!(
                     "{} has bit(s) {:#x} set that are reserved at {}",
                     F::NAME,
                     unknown,
-                    F::AXIS.style().show(self.reader(F::AXIS))
+                    F::AXIS.style().show(reader)
                 ),
-            ));
+            )?;
+            return Ok(());
         }
         let data_known = F::known_at(self.data(F::AXIS));
         if bits & !data_known != 0 {

@@ -149,6 +149,7 @@ pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod limit;
+pub mod message;
 #[cfg(feature = "json")]
 pub mod migrate;
 pub mod migration_table;

@@ -18,15 +18,19 @@ pub enum Limit {
     KvLength = 2,
     /// The largest buffer a stream reader reads (a handle's `byte_size`), in bytes.
     BufferBytes = 3,
+    /// The largest message payload a receiver accepts (`payload_length`), in bytes: its
+    /// HELLO's `max_message_size`. A larger one breaks IX-3 (`message-too-large`).
+    PayloadBytes = 4,
 }
 
 impl Limit {
     /// Every limit.
-    pub const ALL: [Limit; 4] = [
+    pub const ALL: [Limit; 5] = [
         Limit::DescriptorLength,
         Limit::Tensors,
         Limit::KvLength,
         Limit::BufferBytes,
+        Limit::PayloadBytes,
     ];
 
     /// The limit's name: the `hurray` option that sets it, without its dashes
@@ -37,6 +41,7 @@ impl Limit {
             Limit::Tensors => "max-tensors",
             Limit::KvLength => "max-kv-length",
             Limit::BufferBytes => "max-buffer-bytes",
+            Limit::PayloadBytes => "max-payload-bytes",
         }
     }
 
@@ -47,6 +52,7 @@ impl Limit {
             Limit::Tensors => "the number of tensors in the index",
             Limit::KvLength => "the KV section's length in bytes",
             Limit::BufferBytes => "a buffer's byte_size",
+            Limit::PayloadBytes => "a message's payload_length",
         }
     }
 
@@ -54,7 +60,7 @@ impl Limit {
     /// field that holds it): the default, which never refuses a legal input.
     pub fn format_maximum(self) -> u64 {
         match self {
-            Limit::DescriptorLength | Limit::KvLength => u64::from(u32::MAX),
+            Limit::DescriptorLength | Limit::KvLength | Limit::PayloadBytes => u64::from(u32::MAX),
             Limit::Tensors | Limit::BufferBytes => u64::MAX,
         }
     }

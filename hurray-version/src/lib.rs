@@ -58,6 +58,10 @@ impl fmt::Display for Version {
 /// The major a scheme version lives under: the descriptor major of this format (RES-6).
 pub const SCHEME_MAJOR: u8 = 1;
 
+/// The major every version of a negotiated axis shares: it has none of its own, so every
+/// version is minor-like and S2 binds across all of them (RES-53).
+pub const NEGOTIATED_MAJOR: u8 = 1;
+
 /// How an axis writes its versions (spec/README.md, `axis.style`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AxisStyle {
@@ -65,6 +69,9 @@ pub enum AxisStyle {
     MajorMinor,
     /// `1`: the `scheme_version` byte, minor-like under the descriptor major (RES-6).
     Scheme,
+    /// `1`: one number peers agree on per connection (the interchange protocol's
+    /// `protocol_version`, RES-53), minor-like: it has no major.
+    Negotiated,
 }
 
 /// A text that is not a version in the axis's style.
@@ -92,14 +99,25 @@ fn byte(s: &str) -> Option<u8> {
 
 impl AxisStyle {
     /// Every style.
-    pub const ALL: [AxisStyle; 2] = [AxisStyle::MajorMinor, AxisStyle::Scheme];
+    pub const ALL: [AxisStyle; 3] = [
+        AxisStyle::MajorMinor,
+        AxisStyle::Scheme,
+        AxisStyle::Negotiated,
+    ];
 
     /// The style's word in `spec.toml` (`axis.style`) and in release records.
     pub fn word(self) -> &'static str {
         match self {
             AxisStyle::MajorMinor => "major.minor",
             AxisStyle::Scheme => "scheme",
+            AxisStyle::Negotiated => "negotiated",
         }
+    }
+
+    /// Whether a version is one number, minor-like under a major no version field carries
+    /// (a scheme axis, a negotiated axis).
+    pub fn single_number(self) -> bool {
+        self != AxisStyle::MajorMinor
     }
 
     /// The style a word names.
@@ -116,6 +134,9 @@ impl AxisStyle {
             AxisStyle::Scheme => {
                 "a scheme axis version is the scheme_version byte, an integer 1–255, e.g. 2"
             }
+            AxisStyle::Negotiated => {
+                "a negotiated axis version is one number, an integer 1–255, e.g. 2"
+            }
         }
     }
 
@@ -129,6 +150,9 @@ impl AxisStyle {
             AxisStyle::Scheme => byte(text)
                 .filter(|n| *n >= 1)
                 .map(|n| Version::new(SCHEME_MAJOR, n)),
+            AxisStyle::Negotiated => byte(text)
+                .filter(|n| *n >= 1)
+                .map(|n| Version::new(NEGOTIATED_MAJOR, n)),
         };
         parsed.ok_or_else(|| ParseVersionError {
             text: text.to_string(),
@@ -140,7 +164,7 @@ impl AxisStyle {
     pub fn show(self, v: Version) -> String {
         match self {
             AxisStyle::MajorMinor => format!("{}.{}", v.major, v.minor),
-            AxisStyle::Scheme => v.minor.to_string(),
+            AxisStyle::Scheme | AxisStyle::Negotiated => v.minor.to_string(),
         }
     }
 
@@ -148,7 +172,7 @@ impl AxisStyle {
     pub fn toml_literal(self, v: Version) -> String {
         match self {
             AxisStyle::MajorMinor => format!("\"{}\"", self.show(v)),
-            AxisStyle::Scheme => self.show(v),
+            AxisStyle::Scheme | AxisStyle::Negotiated => self.show(v),
         }
     }
 }
@@ -172,6 +196,11 @@ mod tests {
         for minor in 1..=u8::MAX {
             let v = Version::new(SCHEME_MAJOR, minor);
             assert_eq!(AxisStyle::Scheme.parse(&AxisStyle::Scheme.show(v)), Ok(v));
+            let v = Version::new(NEGOTIATED_MAJOR, minor);
+            assert_eq!(
+                AxisStyle::Negotiated.parse(&AxisStyle::Negotiated.show(v)),
+                Ok(v)
+            );
         }
     }
 
@@ -185,6 +214,7 @@ mod tests {
         }
         for text in ["", "0", "256", "+1", "1.0", " 2", "x"] {
             assert!(AxisStyle::Scheme.parse(text).is_err(), "{text:?}");
+            assert!(AxisStyle::Negotiated.parse(text).is_err(), "{text:?}");
         }
     }
 

@@ -99,6 +99,7 @@ pub fn entry_json(e: &Entry) -> Value {
         "enforced_by": words(&e.enforced_by, |x| x.word()),
         "lints": e.lints,
         "unenforceable": e.unenforceable,
+        "pending": e.pending,
         "rationale": e.rationale.as_ref().map(|r| json!({ "text": r.text, "source": r.source })),
         "related": e.related,
         "tested_by": e.tested_by.as_ref().map(|ts| ts.iter().map(|t| json!({
@@ -123,10 +124,12 @@ fn human(catalogue: &Catalogue, coverage: bool) {
         .map(|e| e.code.as_deref().unwrap_or("-").len())
         .max()
         .unwrap_or(0);
-    let (mut tested, mut untested, mut unenforceable) = (0, 0, 0);
+    let (mut tested, mut untested, mut unenforceable, mut pending) = (0, 0, 0, 0);
     for e in &catalogue.entries {
         let binds = words(&e.binds, |p| p.word()).join(", ");
-        let enforced = if e.enforced_by.is_empty() {
+        let enforced = if e.pending {
+            "pending".to_string()
+        } else if e.enforced_by.is_empty() {
             "none".to_string()
         } else {
             words(&e.enforced_by, |x| x.word()).join(", ")
@@ -135,6 +138,10 @@ fn human(catalogue: &Catalogue, coverage: bool) {
             (_, _, Some(_)) => {
                 unenforceable += 1;
                 "no software can enforce it".to_string()
+            }
+            _ if e.pending => {
+                pending += 1;
+                "pending: not enforced yet".to_string()
             }
             (Some(t), _, None) if !t.is_empty() => {
                 tested += 1;
@@ -165,7 +172,7 @@ fn human(catalogue: &Catalogue, coverage: bool) {
     let resolutions = catalogue.entries.len() - rules;
     if coverage {
         eprintln!(
-            "{rules} rules and {resolutions} resolutions: {tested} tested, {untested} untested with a reason, {unenforceable} no software can enforce"
+            "{rules} rules and {resolutions} resolutions: {tested} tested, {untested} untested with a reason, {unenforceable} no software can enforce, {pending} pending (not enforced yet)"
         );
     } else {
         eprintln!(

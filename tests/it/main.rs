@@ -26,6 +26,7 @@ mod golden;
 mod inspect;
 mod kaitai_export;
 mod lints;
+mod message;
 mod migrate;
 mod mutations;
 mod nested_levels;

@@ -91,7 +91,7 @@ fn every_rule_and_resolution_is_listed_once_and_every_seed_rule_is_found() {
     // Every entry a reader or writer cannot break says why; every other one has a test.
     for e in &catalogue.entries {
         if e.kind == Kind::Rule && !e.enforceable() {
-            assert!(e.unenforceable.is_some(), "{}", e.id);
+            assert!(e.unenforceable.is_some() || e.pending, "{}", e.id);
         }
     }
 }

@@ -1,6 +1,7 @@
-//! `hurray decode`: a descriptor or a file (by its magic), or a canonical stream (`--as
-//! stream`, or a path named `*.hrrys`: a stream starts with a descriptor's magic too), from a
-//! path or standard input.
+//! `hurray decode`: a descriptor or a file (by its magic), a canonical stream (`--as
+//! stream`, or a path named `*.hrrys`: a stream starts with a descriptor's magic too), or a
+//! captured session of the interchange protocol (`--as session`), from a path or standard
+//! input.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -24,6 +25,9 @@ pub enum Kind {
     File,
     /// A canonical stream: descriptor + data pairs back to back (interchange.md §2.1).
     Stream,
+    /// A captured session of the framed interchange protocol: messages back to back
+    /// (interchange.md §3–§19).
+    Session,
 }
 
 /// The extension that names a canonical stream (a stream and a descriptor share their magic).
@@ -55,6 +59,12 @@ pub fn run(
     let named_stream = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case(STREAM_EXTENSION));
+    if kind == Some(Kind::Session) {
+        return match std::fs::read(path) {
+            Ok(bytes) => super::session::run(&bytes, report, cfg),
+            Err(e) => usage_error(format!("cannot read {}: {e}", path.display())),
+        };
+    }
     if kind == Some(Kind::Stream) || (kind.is_none() && named_stream) {
         return match std::fs::File::open(path) {
             Ok(f) => super::stream::run(std::io::BufReader::new(f), report, data_dir, cfg),
@@ -95,6 +105,13 @@ fn stdin(
     let mut input = std::io::stdin().lock();
     if kind == Some(Kind::Stream) {
         return super::stream::run(input, report, data_dir, cfg);
+    }
+    if kind == Some(Kind::Session) {
+        let mut bytes = Vec::new();
+        if let Err(e) = input.read_to_end(&mut bytes) {
+            return usage_error(format!("cannot read standard input: {e}"));
+        }
+        return super::session::run(&bytes, report, cfg);
     }
     let mut magic = Vec::with_capacity(8);
     if let Err(e) = input.by_ref().take(8).read_to_end(&mut magic) {

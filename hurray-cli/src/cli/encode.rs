@@ -153,12 +153,76 @@ fn encode(
         Some(J::String(k)) if k == "descriptor" => descriptor_bytes(&j, output, unchecked, cfg),
         Some(J::String(k)) if k == "file" => file_bytes(j, base, output, unchecked, cfg),
         Some(J::String(k)) if k == "stream" => stream_bytes(&j, base, output, unchecked, cfg),
+        Some(J::String(k)) if k == "session" => session_bytes(&j, output, unchecked, cfg),
         Some(other) => Err(refused(
             Refusal::InvalidValue,
             "kind",
-            format!("{other} is none of \"descriptor\", \"file\" and \"stream\""),
+            format!("{other} is none of \"descriptor\", \"file\", \"stream\" and \"session\""),
         )),
     }
+}
+
+/// A captured session's bytes from its JSON (what `decode --as session --json` prints): each
+/// message from its value tree, back to back, then read back whole unless `unchecked`.
+fn session_bytes(j: &J, output: &Path, unchecked: bool, cfg: &ReaderConfig) -> Result<(), Failure> {
+    use hurray_runtime::structures::InterchangeMessage;
+    let known = |key: &str, computed: &[&str], extra: &[&str]| {
+        computed.contains(&key) || extra.contains(&key)
+    };
+    for key in j.as_object().into_iter().flat_map(|o| o.keys()) {
+        if !known(key, super::session::COMPUTED, &["kind", "messages"]) {
+            return Err(refused(Refusal::UnknownKey, key, "unknown key"));
+        }
+    }
+    let messages = match j.get("messages") {
+        Some(J::Array(a)) => a,
+        None => return Err(refused(Refusal::MissingKey, "messages", "missing")),
+        Some(_) => {
+            return Err(refused(
+                Refusal::InvalidValue,
+                "messages",
+                "expected an array of messages",
+            ));
+        }
+    };
+    let mut bytes = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let path = format!("messages[{i}]");
+        for key in m.as_object().into_iter().flat_map(|o| o.keys()) {
+            if !known(key, super::session::MESSAGE_COMPUTED, &["message"]) {
+                return Err(refused(
+                    Refusal::UnknownKey,
+                    &format!("{path}.{key}"),
+                    "unknown key",
+                ));
+            }
+        }
+        let path = format!("{path}.message");
+        let Some(msg) = m.get("message") else {
+            return Err(refused(Refusal::MissingKey, &path, "missing"));
+        };
+        let evo = evolution_from_json_strict(msg).map_err(|mut e| {
+            e.path = format!("{path}.{}", e.path);
+            e
+        })?;
+        let value = from_json(msg, "", &evo);
+        let owned = InterchangeMessage::from_value(&value, "").map_err(|mut e| {
+            e.path = if e.path.is_empty() {
+                path.clone()
+            } else {
+                format!("{path}.{}", e.path)
+            };
+            e
+        })?;
+        owned.encode(&mut bytes);
+    }
+    if !unchecked {
+        for m in hurray_runtime::message::session(&bytes, cfg) {
+            m.map_err(Failure::Invalid)?;
+        }
+    }
+    write_atomically(output, &bytes)?;
+    Ok(())
 }
 
 /// Refuse the first thing `given` says that `canonical` (the value of what is written) does

@@ -15,6 +15,7 @@ mod inspect;
 mod migrate;
 mod reader;
 mod refusal;
+mod session;
 mod stream;
 mod strict_json;
 mod summary;

@@ -46,6 +46,11 @@ pub struct ReaderArgs {
     /// it: a stream reader's bound. Default: the format's maximum (18446744073709551615).
     #[arg(long, value_name = "BYTES")]
     pub max_buffer_bytes: Option<String>,
+    /// Refuse a message of the interchange protocol whose payload is longer than this many
+    /// bytes (IX-3, the receiver's maximum message size). Default: the format's maximum
+    /// (4294967295).
+    #[arg(long, value_name = "BYTES")]
+    pub max_payload_bytes: Option<String>,
 }
 
 /// A number as written on a command line: decimal or `0x` hexadecimal.
@@ -82,6 +87,7 @@ pub fn config(args: &ReaderArgs) -> Result<ReaderConfig, String> {
         (Limit::Tensors, &args.max_tensors),
         (Limit::KvLength, &args.max_kv_length),
         (Limit::BufferBytes, &args.max_buffer_bytes),
+        (Limit::PayloadBytes, &args.max_payload_bytes),
     ] {
         if let Some(text) = given {
             c = c.limit(limit, number(text, &format!("--{}", limit.name()))?);

@@ -1016,13 +1016,21 @@ pub fn verdicts(
         }
         let scheme = style == AxisStyle::Scheme;
         let span = spans.get(&key::axis(&ca.name)).copied();
+        // RES-53: a negotiated axis has no major: a MAJOR change has no version to go to.
+        let negotiated = style == AxisStyle::Negotiated;
         let required = match class {
             Some(Class::Major) if scheme => continue, // the descriptor major carries it
+            Some(Class::Major) if negotiated => None,
             Some(Class::Major) => b.next_major(),
             Some(Class::Minor) => b.next_minor(),
             _ => Some(b),
         };
         let Some(required) = required else {
+            let help = if negotiated && class == Some(Class::Major) {
+                "a negotiated axis has no major (RES-53): peers agree on one version and every version is minor-like, so make the change additive: a new message type, a field after a payload's last, a new flag bit"
+            } else {
+                "a version byte ends at 255: the change cannot be released on this axis"
+            };
             diags.report(
                 &lints::VERSION_TOO_LOW,
                 span,
@@ -1032,7 +1040,7 @@ pub fn verdicts(
                     ca.version,
                     class.map_or("changes", Class::word)
                 ),
-                "a version byte ends at 255: the change cannot be released on this axis",
+                help,
             );
             continue;
         };

@@ -96,6 +96,7 @@ fn hex(v: u32, width: Width) -> String {
         Width::U8 => format!("`0x{v:02X}`"),
         Width::U16 => format!("`0x{v:04X}`"),
         Width::U32 => format!("`0x{v:08X}`"),
+        Width::U64 => format!("`0x{v:016X}`"),
     }
 }
 
@@ -188,11 +189,13 @@ fn versions(spec: &Spec) -> String {
         let major = match (&a.major, a.style) {
             (Some(p), _) => carrier(p),
             (None, AxisStyle::Scheme) => format!("the {scheme_parent} major (RES-6)"),
+            (None, AxisStyle::Negotiated) => "none: negotiated per connection".to_string(),
             (None, _) => "-".to_string(),
         };
         let style = match a.style {
             AxisStyle::MajorMinor => "major.minor",
             AxisStyle::Scheme => "scheme_version",
+            AxisStyle::Negotiated => "negotiated",
         };
         let resolutions: Vec<&str> = a
             .resolutions

@@ -25,6 +25,8 @@ pub(super) struct Lower<'d> {
     pub(super) roles: Option<Roles>,
     /// The flag set of each scheme axis's scheme, once the schemes are lowered.
     pub(super) scheme_flags: HashMap<AxisId, FlagSetId>,
+    /// The ranges of each space (what each is for, its bounds), once the spaces are lowered.
+    pub(super) space_ranges: Vec<Vec<(RangeUse, u32, u32)>>,
 }
 
 impl<'d> Lower<'d> {
@@ -36,6 +38,7 @@ impl<'d> Lower<'d> {
             axis_initials: Vec::new(),
             roles: None,
             scheme_flags: HashMap::new(),
+            space_ranges: Vec::new(),
         }
     }
 
@@ -202,7 +205,7 @@ impl<'d> Lower<'d> {
         // A scheme version is written as a bare integer; the one parse reads its text.
         let text = match v.get_ref() {
             toml::Value::String(s) => Some(s.clone()),
-            toml::Value::Integer(n) if style == AxisStyle::Scheme => Some(n.to_string()),
+            toml::Value::Integer(n) if style.single_number() => Some(n.to_string()),
             _ => None,
         };
         match text.map(|t| style.parse(&t)) {

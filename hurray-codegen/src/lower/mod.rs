@@ -53,6 +53,15 @@ pub fn lower(raw: RawSpec, diags: &mut Diagnostics) -> Option<Spec> {
             }
         }
     }
+    l.space_ranges = spaces
+        .iter()
+        .map(|s| {
+            s.iter()
+                .flat_map(|s| &s.ranges)
+                .map(|r| (r.kind.range_use(), r.from, r.to))
+                .collect()
+        })
+        .collect();
     let mut structures = l.structures(&raw);
     let placement = l.placement(&raw);
 

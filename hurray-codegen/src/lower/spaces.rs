@@ -19,7 +19,17 @@ impl Lower<'_> {
             let id = SpaceId(index as u32);
             let role = self.roles.and_then(|r| r.of(id));
             let sp0 = t.space.get_ref();
-            let width = self.word_as::<Width>(file, &sp0.width, "tag width");
+            let mut width = self.word_as::<Width>(file, &sp0.width, "tag width");
+            // A tag value is at most 32 bits wide; u64 is a flag set's width only.
+            if width == Some(Width::U64) {
+                self.err(
+                    &lints::BAD_VALUE,
+                    span(file, &sp0.width),
+                    "a tag space is at most 32 bits wide",
+                    "use `u8`, `u16` or `u32`; `u64` is for flag sets",
+                );
+                width = None;
+            }
             let axis = self.axis_ref(file, &sp0.axis);
             let initial = self.initial(axis);
             let mut ranges = Vec::new();

@@ -116,6 +116,31 @@ impl Lower<'_> {
                     "add `scheme = \"<scheme tag name>\"`",
                 );
             }
+            if style != AxisStyle::Scheme
+                && let Some(scheme) = &a0.scheme
+            {
+                self.err(
+                    &lints::AXIS_MISMATCH,
+                    span(file, scheme),
+                    format!(
+                        "axis `{}` versions a scheme but its style is `{}`",
+                        a0.name.get_ref(),
+                        style.word()
+                    ),
+                    "a scheme's axis has `style = \"scheme\"` (RES-6)",
+                );
+            }
+            if style == AxisStyle::Negotiated && a0.major.is_some() {
+                self.err(
+                    &lints::AXIS_MISMATCH,
+                    span(file, a),
+                    format!(
+                        "negotiated axis `{}` names a major-version field",
+                        a0.name.get_ref()
+                    ),
+                    "a negotiated axis has one number and no major (RES-53): remove `major`",
+                );
+            }
             if style == AxisStyle::MajorMinor && a0.major.is_none() {
                 self.err(
                     &lints::AXIS_MISMATCH,

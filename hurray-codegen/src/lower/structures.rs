@@ -583,6 +583,7 @@ impl Lower<'_> {
             c0.not_equals.is_some(),
             c0.has_bit.is_some(),
             c0.lacks_bit.is_some(),
+            c0.in_range.is_some(),
         ]
         .iter()
         .filter(|x| **x)
@@ -591,10 +592,13 @@ impl Lower<'_> {
             self.err(
                 &lints::BAD_VALUE,
                 span(file, c),
-                "a condition takes exactly one of equals, not_equals, has_bit, lacks_bit",
+                "a condition takes exactly one of equals, not_equals, has_bit, lacks_bit, in_range",
                 "e.g. `{ field = \"flags\", has_bit = \"HAS_SHARD\" }`",
             );
             return None;
+        }
+        if let Some(kind) = &c0.in_range {
+            return self.in_range(file, path, kind);
         }
         if let Some(v) = &c0.equals {
             return Some(Condition::Equals(path, *v.get_ref() as i128));
@@ -652,6 +656,60 @@ impl Lower<'_> {
         } else {
             Condition::LacksBit(path, set_id, index)
         })
+    }
+
+    /// `in_range = "<range kind>"`: the one range of that kind of the tag space of the field
+    /// the path names, resolved to its bounds.
+    fn in_range(&mut self, file: FileId, path: FieldPath, kind: &S<String>) -> Option<Condition> {
+        let space = self
+            .path_type(&path)
+            .and_then(|t| t.strip_prefix("tag:").map(String::from));
+        let Some(space) = space else {
+            self.err(
+                &lints::BAD_VALUE,
+                span(file, kind),
+                format!("`{}` is not a tag field", path.text),
+                "in_range tests a `tag:<space>` field",
+            );
+            return None;
+        };
+        let use_ = self.word::<RangeUse>(file, kind)?;
+        let sid = *self.names.spaces.get(&space)?;
+        let ranges: Vec<(u32, u32)> = self.space_ranges[sid.index()]
+            .iter()
+            .filter(|(u, _, _)| *u == use_)
+            .map(|(_, a, b)| (*a, *b))
+            .collect();
+        match ranges[..] {
+            [(from, to)] => Some(Condition::InRange(path, from, to)),
+            _ => {
+                self.err(
+                    &lints::BAD_VALUE,
+                    span(file, kind),
+                    format!(
+                        "tag space `{space}` has {} ranges of kind `{}`, not one",
+                        ranges.len(),
+                        use_.word()
+                    ),
+                    "in_range names a kind the field's space has exactly one range of",
+                );
+                None
+            }
+        }
+    }
+
+    /// The raw type text of the field a path names.
+    fn path_type(&self, path: &FieldPath) -> Option<String> {
+        let mut cur = path.root;
+        let mut ty = None;
+        for &step in &path.steps {
+            let t = self.names.fields[cur.index()][step].1.clone();
+            if let Some(n) = t.strip_prefix("struct:") {
+                cur = *self.names.structures.get(n)?;
+            }
+            ty = Some(t);
+        }
+        ty
     }
 
     /// The flag-set name behind a path to a flags field (or, for a u16 scheme header flags

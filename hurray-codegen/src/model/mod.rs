@@ -40,11 +40,12 @@ words! {
         Released = "released",
     }
 
-    /// Integer widths of tags and flags.
+    /// Integer widths of tags and flags (`u64`: flag sets only).
     pub enum Width: "width" {
         U8 = "u8",
         U16 = "u16",
         U32 = "u32",
+        U64 = "u64",
     }
 
     /// What a range of a tag space is for (spec/README.md, `ranges`).
@@ -138,6 +139,12 @@ words! {
         Both = "both",
         /// The spec editor: a rule of the amendment process.
         Editor = "editor",
+        /// The server of the interchange protocol (the peer that answers requests and
+        /// takes pushes), as sender and receiver of messages.
+        Server = "server",
+        /// The client of the interchange protocol (the peer that sends the first HELLO,
+        /// requests and pushes), as sender and receiver of messages.
+        Client = "client",
     }
 
     /// What a reader does when a rule is broken.
@@ -170,6 +177,10 @@ words! {
         Derive = "derive",
         /// Nothing: no software can enforce or observe the rule (`Rule::unenforceable` says why).
         Unenforceable = "none",
+        /// Nothing yet: software can enforce the rule, but the part that will (the
+        /// interchange protocol's session state machine) is not built. Listed as pending by
+        /// `hurray-spec rules`; never counted as enforced.
+        Pending = "pending",
     }
 }
 
@@ -258,19 +269,21 @@ impl Width {
             Width::U8 => 1,
             Width::U16 => 2,
             Width::U32 => 4,
+            Width::U64 => 8,
         }
     }
     pub fn bits(self) -> u32 {
         self.bytes() * 8
     }
     pub fn max(self) -> u64 {
-        (1u64 << self.bits()) - 1
+        u64::MAX >> (64 - self.bits())
     }
     pub fn prim(self) -> Prim {
         match self {
             Width::U8 => Prim::U8,
             Width::U16 => Prim::U16,
             Width::U32 => Prim::U32,
+            Width::U64 => Prim::U64,
         }
     }
 }
@@ -962,6 +975,8 @@ pub enum Condition {
     NotEquals(FieldPath, i128),
     HasBit(FieldPath, FlagSetId, u32),
     LacksBit(FieldPath, FlagSetId, u32),
+    /// The tag field's value lies in `from..=to`, a range of its space (`in_range`).
+    InRange(FieldPath, u32, u32),
 }
 
 impl Condition {
@@ -970,7 +985,8 @@ impl Condition {
             Condition::Equals(p, _)
             | Condition::NotEquals(p, _)
             | Condition::HasBit(p, _, _)
-            | Condition::LacksBit(p, _, _) => p,
+            | Condition::LacksBit(p, _, _)
+            | Condition::InRange(p, _, _) => p,
         }
     }
 }

@@ -561,13 +561,25 @@ fn axes(spec: &Spec, diags: &mut Diagnostics) {
                 );
             }
         }
+        // A negotiated axis's version is one number of any unsigned width (RES-53:
+        // protocol_version is a u32); the tools state versions up to 255.
+        let carrier_ok = |ty: &FieldType| {
+            matches!(
+                (a.style, ty),
+                (_, FieldType::Prim(Prim::U8))
+                    | (
+                        AxisStyle::Negotiated,
+                        FieldType::Prim(Prim::U16 | Prim::U32)
+                    )
+            )
+        };
         for p in a.major.iter().chain(std::iter::once(&a.minor)) {
-            if spec.resolve(p).ty != FieldType::Prim(Prim::U8) {
+            if !carrier_ok(&spec.resolve(p).ty) {
                 diags.report(
                     &lints::AXIS_MISMATCH,
                     Some(a.span),
                     format!("`{}` is not a u8 field", p.text),
-                    "a version byte is a u8 field",
+                    "a version byte is a u8 field (a negotiated axis's number: u8, u16 or u32)",
                 );
             }
         }

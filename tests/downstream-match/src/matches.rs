@@ -52,6 +52,7 @@ pub fn scheme_family(scheme: Scheme) -> &'static str {
 pub fn axis_family(axis: Axis) -> &'static str {
     match axis {
         Axis::Descriptor | Axis::Container => "structure",
+        Axis::Protocol => "protocol",
         Axis::SchemePerTensorAffine
         | Axis::SchemePerChannelAffine
         | Axis::SchemePerBlockAffine

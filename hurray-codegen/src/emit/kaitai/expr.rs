@@ -127,6 +127,17 @@ pub(super) fn condition(spec: &Spec, names: &Names, c: &Condition) -> String {
                 }
             }
         }
+        Condition::InRange(_, a, b) => {
+            let value = match field.ty {
+                FieldType::Tag(_) => format!("{target}.to_i"),
+                _ => target,
+            };
+            format!(
+                "{value} >= {} and {value} <= {}",
+                int(i128::from(*a)),
+                int(i128::from(*b))
+            )
+        }
     }
 }
 

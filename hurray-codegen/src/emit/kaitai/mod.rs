@@ -147,14 +147,18 @@ impl Kaitai<'_> {
             .map(|i| StructId(i as u32))
     }
 
-    /// Whether another structure holds `id` (as a field or a dispatched variant).
+    /// Whether another structure of the same axis holds `id` (as a field or a dispatched
+    /// variant): one held only by another part of the format (a descriptor inside an
+    /// interchange message) still begins inputs of its own.
     fn contained(&self, id: StructId) -> bool {
+        let axis = self.spec.structure(id).axis;
         self.spec.structures.iter().any(|s| {
-            s.fields.iter().any(|f| match &f.ty {
-                FieldType::Struct(t) => *t == id,
-                FieldType::Dispatch { space, .. } => self.spec.variants(*space).contains(&id),
-                _ => false,
-            })
+            s.axis == axis
+                && s.fields.iter().any(|f| match &f.ty {
+                    FieldType::Struct(t) => *t == id,
+                    FieldType::Dispatch { space, .. } => self.spec.variants(*space).contains(&id),
+                    _ => false,
+                })
         })
     }
 

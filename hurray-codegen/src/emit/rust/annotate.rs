@@ -316,7 +316,7 @@ fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     if carried.is_empty() {
         return quote!();
     }
-    let minor = value_local(&s.fields[i]);
+    let minor = super::common::version_number(spec, &s.fields[i]);
     if carried.len() == 1 && carried[0].scheme.is_none() {
         let a = carried[0];
         let v = axis_variant(&a.name);

@@ -307,6 +307,13 @@ pub fn condition_expr(spec: &Spec, c: &Condition, owned: bool) -> TokenStream {
             let m = Literal::i128_unsuffixed(1i128 << b);
             quote!((#n & #m == 0))
         }
+        Condition::InRange(_, a, b) => {
+            let (a, b) = (
+                Literal::i128_unsuffixed(i128::from(*a)),
+                Literal::i128_unsuffixed(i128::from(*b)),
+            );
+            quote!(((#a..=#b).contains(&#n)))
+        }
     }
 }
 
@@ -315,6 +322,12 @@ pub fn count_expr(s: &Structure, c: &Count) -> TokenStream {
         Count::Const(n) => {
             let n = lit_u64(*n);
             quote!(#n)
+        }
+        // A conditional count field is an `Option`; the field it counts is present only
+        // with it (the same condition), so an absent count is never read.
+        Count::Field(i) if matches!(s.fields[*i].presence, Presence::If(_)) => {
+            let f = value_local(&s.fields[*i]);
+            quote!((#f.unwrap_or(0) as u64))
         }
         Count::Field(i) => {
             let f = value_local(&s.fields[*i]);
@@ -428,6 +441,17 @@ pub fn kept(spec: &Spec, id: StructId, i: usize) -> Kept {
         ) if dispatch_shape(spec, *space).params.is_empty() => Kept::VarSeq,
         (FieldType::Struct(_) | FieldType::Dispatch { .. }, Some(_)) => Kept::Seq,
         _ => Kept::Span,
+    }
+}
+
+/// The version number an axis carrier field holds, as the version's byte: a wider carrier
+/// (a negotiated axis's u32, RES-53) above 255 reads as 255, newer than every version the
+/// tables can state.
+pub fn version_number(spec: &Spec, f: &Field) -> TokenStream {
+    let v = value_local(f);
+    match f.ty.scalar_prim(spec) {
+        Some(Prim::U8) | None => quote!(#v),
+        Some(_) => quote!(u8::try_from(#v).unwrap_or(u8::MAX)),
     }
 }
 

@@ -30,6 +30,7 @@ pub fn axes(spec: &Spec) -> TokenStream {
         .map(|a| match a.style {
             AxisStyle::MajorMinor => quote!(crate::version::AxisStyle::MajorMinor),
             AxisStyle::Scheme => quote!(crate::version::AxisStyle::Scheme),
+            AxisStyle::Negotiated => quote!(crate::version::AxisStyle::Negotiated),
         })
         .collect();
     let majors: Vec<_> = spec
@@ -394,7 +395,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
             impl TryFrom<#raw> for #ty {
                 type Error = crate::wire::UnknownTag;
                 /// The allocated value, or whether `raw` is unallocated public, reserved, private or invalid.
-                fn try_from(raw: #raw) -> Result<Self, Self::Error> {
+                fn try_from(raw: #raw) -> Result<Self, crate::wire::UnknownTag> {
                     <#ty as crate::wire::TagSpace>::lookup(raw as u32)
                 }
             }

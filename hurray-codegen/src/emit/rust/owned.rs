@@ -56,9 +56,18 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
             } else {
                 quote!(self.#ln.len())
             };
-            encode.extend(quote!(crate::wire::Scalar::put(#len as #p, out);));
             let size = lit_usize(prim.size() as u64);
-            length.push(quote!(#size));
+            if f.presence != Presence::Always && later.presence != Presence::Always {
+                // A conditional count is present exactly with the field it counts (the same
+                // condition): written when that field is.
+                encode.extend(
+                    quote!(if self.#ln.is_some() { crate::wire::Scalar::put(#len as #p, out); }),
+                );
+                length.push(quote!(if self.#ln.is_some() { #size } else { 0 }));
+            } else {
+                encode.extend(quote!(crate::wire::Scalar::put(#len as #p, out);));
+                length.push(quote!(#size));
+            }
             continue;
         }
         let optional = shape.optional();

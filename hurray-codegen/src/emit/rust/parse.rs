@@ -120,6 +120,22 @@ pub fn parse_body(spec: &Spec, id: StructId) -> TokenStream {
                 FieldType::Flags(_) => out.extend(per_value(quote!(ctx.flags(v, #oi)?;))),
                 _ => {}
             }
+        } else if let FieldType::Tag(space) = &f.ty {
+            // A list of tags: each value checked where it lies.
+            let rule = match f.rule {
+                Some(r) => {
+                    let r = rule_path(spec, r);
+                    quote!(Some(#r))
+                }
+                None => quote!(None),
+            };
+            let width = lit_u64(u64::from(spec.space(*space).width.bytes()));
+            let value = wrap_scalar(spec, &f.ty, quote!(__raw));
+            out.extend(per_value(quote!(
+                for (__k, __raw) in v.iter().enumerate() {
+                    ctx.tag(#value, #oi + __k as u64 * #width, #rule)?;
+                }
+            )));
         }
         // The scheme's own flags inside the shared quantization header.
         if let (Some(set), FieldType::Struct(h)) = (scheme_flags, &f.ty)
@@ -201,7 +217,7 @@ pub fn axis_entry(spec: &Spec, id: StructId, i: usize) -> TokenStream {
     if carried.is_empty() {
         return quote!();
     }
-    let minor = value_local(&s.fields[i]);
+    let minor = super::common::version_number(spec, &s.fields[i]);
     if carried.len() == 1 && carried[0].scheme.is_none() {
         let a = carried[0];
         let v = axis_variant(&a.name);

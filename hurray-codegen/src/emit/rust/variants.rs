@@ -75,7 +75,20 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
                 positions_arms.push(quote!(#vv::#v => #vr::#v,));
                 view_arms.push(quote!(#vr::#v => #vv::#v,));
                 like_arms.push(quote!(#vv::#v => Some(#vv::#v),));
-                parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v,));
+                // A value with no structure inside a length prefix (an empty message
+                // payload): bytes there are the surplus of a structure with no fields (RES-7,
+                // RES-55), rejected at a version the reader knows.
+                if bounded {
+                    let what = format!("the empty {} `{}`", tag_space.title, t.name);
+                    parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => {
+                        let __at = r.offset();
+                        let __rest = r.rest();
+                        ctx.surplus(#axis, __rest, __at, #what)?;
+                        #vv::#v
+                    }));
+                } else {
+                    parse_arms.push(quote!(crate::wire::TagClass::Known(#ty::#v) => #vv::#v,));
+                }
                 owned_arms.push(quote!(#vv::#v => #vo::#v,));
                 encode_arms.push(quote!(#vo::#v => {},));
                 len_arms.push(quote!(#vo::#v => 0,));
