@@ -653,8 +653,18 @@ pub fn compatibility(spec: &Spec) -> String {
             p.current.clone(),
             p.backward(),
             p.forward_additive(),
-            compat::ACROSS_MAJORS.to_string(),
-            compat::MIGRATION.to_string(),
+            // A negotiated axis has no major (RES-53): negotiation stands for CD3 and CD4, and
+            // no data at rest needs S5.
+            if p.negotiated {
+                "no major: the version is negotiated per connection (RES-53)".to_string()
+            } else {
+                compat::ACROSS_MAJORS.to_string()
+            },
+            if p.negotiated {
+                "none: no data at rest is written in a protocol version (RES-53)".to_string()
+            } else {
+                compat::MIGRATION.to_string()
+            },
         ]);
     }
     page.blank();
