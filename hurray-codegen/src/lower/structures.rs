@@ -715,15 +715,9 @@ impl Lower<'_> {
     /// The flag-set name behind a path to a flags field (or, for a u16 scheme header flags
     /// field, the scheme's flag set is resolved later by the validator).
     fn path_flag_set(&mut self, path: &FieldPath) -> Option<String> {
-        let mut cur = path.root;
-        let mut ty = String::new();
-        for &step in &path.steps {
-            ty = self.names.fields[cur.index()][step].1.clone();
-            if let Some(n) = ty.strip_prefix("struct:") {
-                cur = *self.names.structures.get(n)?;
-            }
-        }
-        ty.strip_prefix("flags:").map(String::from)
+        self.path_type(path)?
+            .strip_prefix("flags:")
+            .map(String::from)
     }
 
     #[allow(clippy::too_many_arguments)]
