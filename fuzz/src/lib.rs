@@ -137,6 +137,7 @@ pub const TARGETS: &[&str] = &[
     "round_trip",
     "stream",
     "message",
+    "protocol",
 ];
 
 /// Run the target named `name` on `data`.
@@ -153,6 +154,7 @@ pub fn run(name: &str, data: &[u8]) {
         "round_trip" => round_trip(data),
         "stream" => stream(data),
         "message" => message(data),
+        "protocol" => protocol(data),
         other => panic!("no fuzz target `{other}`"),
     }
 }
@@ -343,6 +345,65 @@ pub fn message(data: &[u8]) {
             assert_eq!(total, data.len(), "a session is its messages, back to back");
         });
     }
+}
+
+/// `protocol`: the interchange protocol's state machine fed a peer's bytes. The first byte
+/// chooses the side (bit 0: a client, else a server) and the size of the pieces the rest
+/// arrives in (bits 1–7); the harness makes the HELLO exchange first, and a client has asked
+/// for a tensor on stream 1. No input panics it, every rejection is well formed, and what it
+/// keeps between pieces (the events and answers an application takes as they come) stays
+/// within the budget.
+pub fn protocol(data: &[u8]) {
+    use hurray_runtime::protocol::{Config, Connection, Event};
+    use hurray_runtime::structures::{InterchangeMessage, MessageTypeVariant, TensorRequest};
+    use hurray_runtime::tags::Device;
+    use hurray_runtime::wire::TagValue;
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let client = first & 1 == 1;
+    let piece = 1 + usize::from(first >> 1) * 11;
+    within_budget(data.len(), "protocol", || {
+        let hello = Config::hello(1 << 20);
+        let (mut c, peer) = if client {
+            let peer = MessageTypeVariant::ServerHello(hello.clone());
+            (Connection::new(Config::client(hello)), peer)
+        } else {
+            let peer = MessageTypeVariant::ClientHello(hello.clone());
+            (Connection::new(Config::server(hello)), peer)
+        };
+        let peer = InterchangeMessage::new(TagValue::from_raw(peer.tag()), 1, peer).to_bytes();
+        let _ = c.transmit();
+        c.receive(&peer);
+        if client {
+            let request = TensorRequest::new(
+                "w".into(),
+                vec![],
+                Device::Cpu.into(),
+                64,
+                Default::default(),
+            );
+            c.send(1, MessageTypeVariant::TensorRequest(request))
+                .expect("a client sends a request once connected");
+        }
+        let len = peer.len() + rest.len();
+        let drain = |c: &mut Connection| {
+            let _ = c.transmit();
+            while let Some(e) = c.poll_event() {
+                if let Event::Rejected { error, .. } = e {
+                    well_formed(error.code(), error.offset(), len, error.detail());
+                }
+            }
+        };
+        drain(&mut c);
+        for p in rest.chunks(piece) {
+            c.receive(p);
+            drain(&mut c);
+        }
+        c.close();
+        drain(&mut c);
+        assert!(c.is_closed(), "a closed connection says so");
+    });
 }
 
 /// `stream`: read a canonical stream to its end, strict, permissive and as a stream that
@@ -1269,6 +1330,11 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         }
         // Every message of tests/message/vectors.toml, and one session of them all.
         "message" => message_seeds(),
+        // The same, read by a server and by a client, in small and in large pieces.
+        "protocol" => message_seeds()
+            .into_iter()
+            .flat_map(|s| [0x00u8, 0x01, 0x40, 0x41].map(|k| [&[k][..], &s].concat()))
+            .collect(),
         // Any bytes are choices for the generated `Arbitrary` impls: the descriptor vectors
         // (and no bytes at all, every choice its first) give them a varied start.
         "round_trip" => {

@@ -749,6 +749,9 @@ pub struct Placement {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RulesFile {
+    /// The axis the file's rules belong to where no table that names a rule says (a rule's
+    /// facts move this axis's version); the axis schemes live under when absent.
+    pub axis: Option<S<String>>,
     /// `[[rule]]`: one rule.
     #[serde(default)]
     pub rule: Vec<S<Rule>>,
@@ -791,6 +794,20 @@ pub struct Rule {
     pub rationale: Option<S<String>>,
     /// Where the rationale is stated (`adr-019 § Alternatives Considered`).
     pub rationale_source: Option<S<String>>,
+    /// The code a receiver answers a violation with, on a protocol that answers (`{ space =
+    /// "error_code", tag = "message_too_large" }`): a tag of a code space.
+    pub answer: Option<S<TagRef>>,
+}
+
+/// A tag named by its space and its name.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct TagRef {
+    /// The tag space (`error_code`).
+    pub space: S<String>,
+    /// The tag's name in it (`message_too_large`).
+    pub tag: S<String>,
 }
 
 /// `resolutions.toml`: decisions where the format's text disagrees with itself.

@@ -153,6 +153,7 @@ pub mod message;
 #[cfg(feature = "json")]
 pub mod migrate;
 pub mod migration_table;
+pub mod protocol;
 pub mod section;
 pub mod semantic;
 pub mod seq;

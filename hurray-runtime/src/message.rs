@@ -71,6 +71,39 @@ impl<'a> Message<'a> {
     }
 }
 
+/// The `payload_length` of the header at the start of `bytes`, once its bytes are there.
+pub fn payload_length(bytes: &[u8]) -> Option<u32> {
+    header_u32(bytes, InterchangeMessageView::OFFSET_PAYLOAD_LENGTH)
+}
+
+/// The `stream_id` of the header at the start of `bytes`, once its bytes are there.
+pub fn stream_id(bytes: &[u8]) -> Option<u32> {
+    header_u32(bytes, InterchangeMessageView::OFFSET_STREAM_ID)
+}
+
+fn header_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at + 4)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// IX-3 on the header at the start of `bytes` (absolute offset `base`): its payload is not
+/// longer than the reader's [`Limit::PayloadBytes`]. Judged before a byte of the payload is
+/// read; a header not yet whole passes.
+pub fn check_payload_length(bytes: &[u8], base: u64, config: &ReaderConfig) -> Result<(), Error> {
+    let Some(length) = payload_length(bytes) else {
+        return Ok(());
+    };
+    let max = config.limit_of(Limit::PayloadBytes);
+    if u64::from(length) > max {
+        return Err(Error::new(
+            Rule::Ix3,
+            base + InterchangeMessageView::OFFSET_PAYLOAD_LENGTH as u64,
+            format!("payload_length is {length}, above this receiver's maximum of {max}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Read the message at the start of `bytes` (absolute offset `base`), returning it and the
 /// number of bytes it spans (`12 + payload_length`). A payload longer than the reader's
 /// [`Limit::PayloadBytes`] breaks IX-3 before a byte of it is read; an input that ends inside
@@ -80,18 +113,7 @@ pub fn read_prefix<'a>(
     base: u64,
     config: &ReaderConfig,
 ) -> Result<(Message<'a>, usize), Error> {
-    let at = InterchangeMessageView::OFFSET_PAYLOAD_LENGTH;
-    if let Some(length) = bytes.get(at..at + 4) {
-        let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
-        let max = config.limit_of(Limit::PayloadBytes);
-        if u64::from(length) > max {
-            return Err(Error::new(
-                Rule::Ix3,
-                base + at as u64,
-                format!("payload_length is {length}, above this receiver's maximum of {max}"),
-            ));
-        }
-    }
+    check_payload_length(bytes, base, config)?;
     let mut ctx = Ctx::new(config);
     let mut r = Reader::new(bytes, base, Rule::Msg8);
     let view = InterchangeMessageView::parse(&mut r, &mut ctx)?;

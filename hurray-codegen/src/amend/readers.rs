@@ -114,7 +114,7 @@ pub fn rule_item(id: &str) -> String {
 
 /// The axis a rule's own facts move: the axis of the first item of the model that binds
 /// the rule (axes, spaces, flag sets, structures, placement, in that order), else the axis
-/// schemes live under.
+/// its rules file names, else the axis schemes live under.
 fn rule_axes(spec: &Spec) -> BTreeMap<RuleId, AxisId> {
     let mut out = BTreeMap::new();
     let mut bind = |rule: RuleId, axis: AxisId| {
@@ -283,7 +283,11 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
     let axes = rule_axes(spec);
     for (i, r) in spec.rules.iter().enumerate() {
         spans.insert(key::rule(&r.id), r.span);
-        let axis = axes.get(&RuleId(i as u32)).copied().unwrap_or(parent);
+        let axis = axes
+            .get(&RuleId(i as u32))
+            .copied()
+            .or(r.axis)
+            .unwrap_or(parent);
         let item = rule_item(&r.id);
         c.push(
             item.clone(),
@@ -300,6 +304,11 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             r.actor.word().to_string(),
         );
         c.push(item.clone(), "code", axis, FactKind::Label, r.code.clone());
+        // The code a violation is answered with: what a peer is told, not what is accepted.
+        if let Some((space, value)) = r.answer {
+            let answer = format!("{} {value:#x}", spec.space(space).name);
+            c.push(item.clone(), "answer", axis, FactKind::Label, answer);
+        }
         c.push(
             item,
             "enforced_by",

@@ -37,6 +37,7 @@ impl Lower<'_> {
     pub(super) fn rules(&mut self, raw: &RawSpec) -> Vec<Rule> {
         let mut out = Vec::new();
         for (file, f) in &raw.rules {
+            let axis = f.axis.as_ref().map(|a| self.axis_ref(*file, a));
             for r in &f.rule {
                 let r0 = r.get_ref();
                 let actor = self.word::<Actor>(*file, &r0.actor);
@@ -99,6 +100,20 @@ impl Lower<'_> {
                     );
                 }
                 let resolutions = self.resolution_refs(*file, &r0.resolution);
+                let answer = r0.answer.as_ref().and_then(|a| {
+                    let a0 = a.get_ref();
+                    let Some(&space) = self.names.spaces.get(a0.space.get_ref()) else {
+                        self.err(
+                            &lints::UNKNOWN_REFERENCE,
+                            span(*file, &a0.space),
+                            format!("no tag space `{}`", a0.space.get_ref()),
+                            "name a space of spec/tags",
+                        );
+                        return None;
+                    };
+                    let value = self.tag_value(space, a0.tag.get_ref(), span(*file, &a0.tag))?;
+                    Some((space, value as u32))
+                });
                 let (Some(actor), Some(action), Some(enforced_by), Some(also_enforced_by)) = (
                     actor,
                     action,
@@ -121,6 +136,8 @@ impl Lower<'_> {
                     lints: r0.lints.iter().map(|x| x.get_ref().clone()).collect(),
                     unenforceable: r0.unenforceable.as_ref().map(|x| x.get_ref().clone()),
                     rationale,
+                    answer,
+                    axis,
                     span: span(*file, r),
                 });
             }

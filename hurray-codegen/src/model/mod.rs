@@ -1189,6 +1189,10 @@ pub struct Rule {
     pub unenforceable: Option<String>,
     /// Why the rule exists, where a source states it.
     pub rationale: Option<Rationale>,
+    /// The code a receiver answers a violation with (`answer`): its space and value.
+    pub answer: Option<(SpaceId, u32)>,
+    /// The axis of its rules file (`axis`), for a rule no table names.
+    pub axis: Option<AxisId>,
     pub span: Span,
 }
 

@@ -172,6 +172,17 @@ pub fn rules(spec: &Spec) -> TokenStream {
         .iter()
         .map(|r| format_ident!("{}", format!("{:?}", r.enforced_by)))
         .collect();
+    let answers: Vec<_> = spec
+        .rules
+        .iter()
+        .map(|r| match r.answer {
+            Some((space, value)) => {
+                let name = spec.space(space).name.as_str();
+                quote!(Some((#name, #value)))
+            }
+            None => quote!(None),
+        })
+        .collect();
     let action_enum = word_enum::<Action>("Action", "What a reader does when a rule is broken.");
     let actor_enum = word_enum::<Actor>("Actor", "Who a rule binds.");
     let enforced_by_enum = word_enum::<EnforcedBy>("EnforcedBy", "Where a rule is enforced.");
@@ -203,6 +214,9 @@ pub fn rules(spec: &Spec) -> TokenStream {
             pub fn actor(self) -> Actor { match self { #(Rule::#variants => Actor::#actors,)* } }
             /// Where it is enforced.
             pub fn enforced_by(self) -> EnforcedBy { match self { #(Rule::#variants => EnforcedBy::#enforced,)* } }
+            /// The code a receiver answers a violation with (`answer` in its table): the code
+            /// space's name and the code's value. `None`: the protocol's generic answer.
+            pub fn answer(self) -> Option<(&'static str, u32)> { match self { #(Rule::#variants => #answers,)* } }
             /// The rule with that id (`HDR-4`).
             pub fn from_id(id: &str) -> Option<Rule> { Rule::ALL.iter().copied().find(|r| r.id() == id) }
         }

@@ -1,0 +1,1286 @@
+//! The framed interchange protocol as a sans-I/O state machine (interchange.md §6–§19): bytes
+//! in, events and bytes out, with no socket, thread or clock of its own.
+//!
+//! A [`Connection`] is one side of one connection, a client or a server. Feed it what the
+//! transport received ([`Connection::receive`]), take the events it found
+//! ([`Connection::poll_event`]) and the bytes it wants sent ([`Connection::transmit`]). The
+//! application's messages go through [`Connection::send`], which refuses (and does not send) a
+//! message that breaks a rule; a message the peer sends that breaks one is answered as the
+//! rule says (an `ERROR` with the rule's `answer` code, the stream closed: RES-69) and reported
+//! as [`Event::Rejected`].
+//!
+//! Every message is checked twice, by the same code whichever side sent it: the tables'
+//! checks (the generated parse, [`crate::message`]) and the protocol's sequences, which live
+//! here: the HELLO exchange (ORD-14, IX-8…IX-11, MSG-10), the transfer of one tensor
+//! (ORD-1…ORD-6, IX-37…IX-45), composites on a stream (ORD-7, ORD-8, IX-50…IX-56, through the
+//! same composite tracker a file's tensors pass), the RDMA handshake (ORD-10…ORD-12, IX-66…IX-74),
+//! pushes (ORD-13, IX-80…IX-82, MSG-13) and the end of a stream at an `ERROR` (ORD-15, IX-87).
+//! The lifecycle it keeps is RES-63's: the client opens every stream with a request or a push,
+//! and a stream ends with its exchange.
+//!
+//! ```
+//! use hurray_runtime::protocol::{Config, Connection, Event};
+//! use hurray_runtime::structures::{MessageTypeVariant, TensorRequest};
+//! use hurray_runtime::tags::Device;
+//!
+//! let mut client = Connection::new(Config::client(Config::hello(1 << 20)));
+//! let mut server = Connection::new(Config::server(Config::hello(1 << 20)));
+//! // The client's HELLO is queued from the start; the server answers it.
+//! server.receive(&client.transmit());
+//! client.receive(&server.transmit());
+//! assert!(matches!(client.poll_event(), Some(Event::Connected { version: 1, .. })));
+//!
+//! // A request opens stream 1 (RES-63); the server sees it.
+//! let request = TensorRequest::new("w".into(), vec![], Device::Cpu.into(), 64, Default::default());
+//! client.send(1, MessageTypeVariant::TensorRequest(request))?;
+//! server.receive(&client.transmit());
+//! assert!(matches!(server.poll_event(), Some(Event::Connected { .. })));
+//! match server.poll_event() {
+//!     Some(Event::Message { stream_id: 1, payload }) => {
+//!         assert!(matches!(*payload, MessageTypeVariant::TensorRequest(_)))
+//!     }
+//!     other => panic!("expected the request, got {other:?}"),
+//! }
+//!
+//! // A data frame before the tensor's descriptor is refused before a byte is sent (ORD-4).
+//! let frame = hurray_runtime::structures::TensorData::new(0, vec![0; 4]);
+//! let refused = server.send(1, MessageTypeVariant::TensorData(frame)).unwrap_err();
+//! assert_eq!(refused.rule().map(|r| r.id()), Some("ORD-4"));
+//! # Ok::<(), hurray_runtime::Error>(())
+//! ```
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+#[cfg(feature = "tokio")]
+pub mod tokio;
+
+use crate::axes::Axis;
+use crate::ctx::{Ctx, Limit, ReaderConfig, Warning};
+use crate::error::Error;
+use crate::file::Tracker;
+use crate::flags::{CapabilityFlags, RequestFlags};
+use crate::generated::rules::Rule;
+use crate::message::{self, HEADER_LEN};
+use crate::semantic::size::Integer;
+use crate::structures::{
+    DescriptorView, Hello, InterchangeMessage, InterchangeMessageView, LayoutVariantView,
+    MessageTypeVariant, MessageTypeVariantView,
+};
+use crate::tags::{ErrorCode, MemoryClass, MessageType};
+use crate::wire::{TagClass, TagSpace, TagValue};
+
+/// Which side of the connection a [`Connection`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Opens the connection (CLIENT_HELLO) and every stream (requests, pushes).
+    Client,
+    /// Answers the HELLO, requests and pushes.
+    Server,
+}
+
+impl Role {
+    fn other(self) -> Role {
+        match self {
+            Role::Client => Role::Server,
+            Role::Server => Role::Client,
+        }
+    }
+}
+
+/// What a [`Connection`] needs: its role, its own HELLO, the lowest protocol version it
+/// speaks, and the reader configuration every received message is read under (mode, limits,
+/// whether the peer is on another machine).
+#[derive(Clone, Debug)]
+pub struct Config {
+    role: Role,
+    hello: Hello,
+    lowest_version: u32,
+    reader: ReaderConfig,
+}
+
+impl Config {
+    /// A client sending `hello` (its `protocol_version`: the highest version it speaks).
+    pub fn client(hello: Hello) -> Config {
+        Config::new(Role::Client, hello)
+    }
+
+    /// A server answering with `hello`'s lists and limits (its `protocol_version`: the highest
+    /// version it speaks; the version it sends is the one agreed, IX-11).
+    pub fn server(hello: Hello) -> Config {
+        Config::new(Role::Server, hello)
+    }
+
+    fn new(role: Role, hello: Hello) -> Config {
+        Config {
+            role,
+            hello,
+            lowest_version: 1,
+            reader: ReaderConfig::new().network(true),
+        }
+    }
+
+    /// A HELLO at this build's protocol version accepting payloads up to `max_message_size`
+    /// bytes, with no capability and empty lists (STANDARD memory only, IX-14).
+    pub fn hello(max_message_size: u32) -> Hello {
+        let version = ReaderConfig::new().version(Axis::Protocol).minor;
+        Hello::new(
+            u32::from(version),
+            max_message_size,
+            CapabilityFlags::default(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+        )
+    }
+
+    /// The lowest protocol version this side speaks (1 unless set): a server refuses a client
+    /// below it (IX-10), a client a server that answers below it (MSG-10).
+    pub fn lowest_version(mut self, version: u32) -> Config {
+        self.lowest_version = version;
+        self
+    }
+
+    /// The configuration received messages are read under. By default a strict reader at
+    /// this build's versions, for a peer on another machine ([`ReaderConfig::network`]:
+    /// every buffer handle's `sync_mode` is 0x00, IX-48). Its payload limit is lowered to the
+    /// HELLO's `max_message_size` when that is smaller (IX-3).
+    pub fn reader(mut self, reader: ReaderConfig) -> Config {
+        self.reader = reader;
+        self
+    }
+}
+
+/// What a [`Connection`] found in the bytes it received.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Event {
+    /// The HELLO exchange completed: the agreed protocol version and the peer's HELLO.
+    Connected {
+        /// The version both sides now speak.
+        version: u32,
+        /// The peer's HELLO.
+        peer: Box<Hello>,
+    },
+    /// A message the peer sent, read and accepted (HELLOs are reported by
+    /// [`Event::Connected`]; a PING is answered with its PONG before it is reported).
+    Message {
+        /// Its stream.
+        stream_id: u32,
+        /// Its payload, owned.
+        payload: Box<MessageTypeVariant>,
+    },
+    /// A finding that did not reject anything: an unknown advertised tag or capability, a
+    /// torn composite a permissive reader keeps.
+    Warning {
+        /// The stream it concerns, if any.
+        stream_id: Option<u32>,
+        /// The finding.
+        warning: Warning,
+    },
+    /// A stream's exchange completed: the last `TENSOR_DATA_END` of a request's answer
+    /// (composite members included) or a push's `TENSOR_PUT_ACK`. The stream id may open a
+    /// new stream.
+    Completed {
+        /// The stream.
+        stream_id: u32,
+    },
+    /// The peer broke a rule. The stream is closed (or, during the HELLO exchange, the
+    /// connection); when `answered` holds a code, an `ERROR` with it was queued.
+    Rejected {
+        /// The message's stream, if it could be read.
+        stream_id: Option<u32>,
+        /// The rule broken, with its offset in the bytes received.
+        error: Error,
+        /// The error code of the `ERROR` sent back, if one was.
+        answered: Option<u32>,
+    },
+    /// The connection is over: nothing more is read or sent.
+    Closed,
+}
+
+/// Where the HELLO exchange stands.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// Before the exchange completes: which HELLOs were seen.
+    Hello {
+        client: bool,
+        version: Option<u32>,
+    },
+    /// The exchange completed.
+    Open {
+        version: u32,
+        peer: Box<Hello>,
+    },
+    Closed,
+}
+
+/// One stream's exchange.
+#[derive(Debug)]
+struct Stream {
+    kind: Kind,
+    state: State,
+    /// Composites of a request's answer (ORD-7): the same tracker a file's tensors pass.
+    tracker: Tracker,
+    /// Tensors of the answer so far.
+    tensors: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A request: the server sends the tensors.
+    Request { parallel: bool, device: u32 },
+    /// A push: the client sends one tensor, the server acknowledges it.
+    Push,
+}
+
+impl Kind {
+    /// Who sends the tensor's bytes (the source owner).
+    fn data_sender(self) -> Role {
+        match self {
+            Kind::Request { .. } => Role::Server,
+            Kind::Push => Role::Client,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum State {
+    /// A request waits for its next tensor's descriptor.
+    AwaitDescriptor,
+    /// A tensor's bytes are on their way.
+    Transfer(Transfer),
+    /// A push sent its bytes and waits for the acknowledgement.
+    AwaitAck,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Transfer {
+    total: u64,
+    /// The next byte offset a frame must start at (ORD-5).
+    next: u64,
+    frames: u64,
+    path: Path,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// Neither a frame nor a registration yet.
+    Open,
+    Frames,
+    Rdma {
+        destination: bool,
+        ready: bool,
+    },
+}
+
+/// What a message did to its stream.
+enum Effect {
+    None,
+    /// The exchange completed.
+    Completed,
+    /// The stream ended (an ERROR).
+    Ended,
+}
+
+/// One side of one connection of the interchange protocol. See the [module](self).
+#[derive(Debug)]
+pub struct Connection {
+    config: Config,
+    phase: Phase,
+    /// Received bytes not yet consumed, from absolute offset `consumed`.
+    input: Vec<u8>,
+    consumed: u64,
+    /// Payload bytes of an oversized message still to pass over (IX-3).
+    discard: u64,
+    output: Vec<u8>,
+    events: VecDeque<Event>,
+    streams: HashMap<u32, Stream>,
+    /// Streams an ERROR ended, until a new exchange opens them (ORD-15).
+    errored: HashSet<u32>,
+}
+
+impl Connection {
+    /// A connection of `config`'s role. A client's CLIENT_HELLO is queued at once (IX-8).
+    pub fn new(mut config: Config) -> Connection {
+        let limit = config
+            .reader
+            .limit_of(Limit::PayloadBytes)
+            .min(u64::from(config.hello.max_message_size));
+        config.reader = config.reader.clone().limit(Limit::PayloadBytes, limit);
+        let mut c = Connection {
+            phase: Phase::Hello {
+                client: false,
+                version: None,
+            },
+            config,
+            input: Vec::new(),
+            consumed: 0,
+            discard: 0,
+            output: Vec::new(),
+            events: VecDeque::new(),
+            streams: HashMap::new(),
+            errored: HashSet::new(),
+        };
+        if c.config.role == Role::Client {
+            let hello = MessageTypeVariant::ClientHello(c.config.hello.clone());
+            // The client's own HELLO: a refusal is the configuration's fault, reported as
+            // the connection's end.
+            if let Err(e) = c.emit(1, hello) {
+                c.reject(None, e, None);
+                c.close_connection();
+            }
+        }
+        c
+    }
+
+    /// The role of this side.
+    pub fn role(&self) -> Role {
+        self.config.role
+    }
+
+    /// The agreed protocol version, once the HELLO exchange completed.
+    pub fn version(&self) -> Option<u32> {
+        match &self.phase {
+            Phase::Open { version, .. } => Some(*version),
+            _ => None,
+        }
+    }
+
+    /// Whether the connection is over.
+    pub fn is_closed(&self) -> bool {
+        matches!(self.phase, Phase::Closed)
+    }
+
+    /// The next event, oldest first.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// The bytes to send to the peer, in order; afterwards none are pending.
+    pub fn transmit(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.output)
+    }
+
+    /// Send `payload` on `stream_id`. The message is encoded, read back as the peer will read
+    /// it, and passed through the protocol's sequences as the sender's; a message that breaks
+    /// a rule is refused with the rule and nothing is queued. HELLOs are the connection's own.
+    pub fn send(&mut self, stream_id: u32, payload: MessageTypeVariant) -> Result<(), Error> {
+        if let MessageTypeVariant::ClientHello(_) | MessageTypeVariant::ServerHello(_) = payload {
+            return Err(Error::new(
+                Rule::Ord14,
+                0,
+                "a connection sends its one HELLO itself (RES-63)",
+            ));
+        }
+        self.emit(stream_id, payload)
+    }
+
+    /// The transport ended: no more bytes will come. A message cut short breaks MSG-8, and a
+    /// composite still waiting for members is torn (ORD-8, IX-56: rejected by a strict reader,
+    /// a warning for a permissive one).
+    pub fn close(&mut self) {
+        if self.is_closed() {
+            return;
+        }
+        if !self.input.is_empty() || self.discard > 0 {
+            let e = Error::new(
+                Rule::Msg8,
+                self.consumed + self.input.len() as u64,
+                "the connection ended inside a message",
+            );
+            self.reject(None, e, None);
+        }
+        let mut ids: Vec<u32> = self.streams.keys().copied().collect();
+        ids.sort_unstable();
+        for id in ids {
+            self.tear(id);
+        }
+        self.close_connection();
+    }
+
+    /// Feed bytes the transport received. Every complete message is read, checked and acted
+    /// on; events and answers queue up. Memory: one message's bytes at most (the payload
+    /// limit), an oversized payload is passed over without being kept.
+    pub fn receive(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() && !self.is_closed() {
+            if self.discard > 0 {
+                let n = self.discard.min(bytes.len() as u64) as usize;
+                self.discard -= n as u64;
+                self.consumed += n as u64;
+                bytes = &bytes[n..];
+                continue;
+            }
+            // Gather the header, then the payload its length announces.
+            let want = match message::payload_length(&self.input) {
+                Some(len) => HEADER_LEN as u64 + u64::from(len),
+                None => HEADER_LEN as u64,
+            };
+            let take = (want - self.input.len() as u64).min(bytes.len() as u64) as usize;
+            self.input.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            // An oversized payload is judged on its header alone (IX-3).
+            if self.input.len() == HEADER_LEN && !self.header_fits() {
+                continue;
+            }
+            if let Some(len) = message::payload_length(&self.input)
+                && self.input.len() as u64 == HEADER_LEN as u64 + u64::from(len)
+            {
+                let mut m = std::mem::take(&mut self.input);
+                self.on_message(&m);
+                self.consumed += m.len() as u64;
+                m.clear();
+                if !self.is_closed() {
+                    self.input = m;
+                }
+            }
+        }
+    }
+
+    /// The gathered header's payload length is within the limit; when it is not, the message
+    /// is rejected (IX-3), answered, and its payload passed over.
+    fn header_fits(&mut self) -> bool {
+        match message::check_payload_length(&self.input, self.consumed, &self.config.reader) {
+            Ok(()) => true,
+            Err(e) => {
+                let len = message::payload_length(&self.input).unwrap_or(0);
+                let stream = message::stream_id(&self.input).filter(|&s| s != 0);
+                self.consumed += self.input.len() as u64;
+                self.input.clear();
+                self.discard = u64::from(len);
+                self.fail(stream, e);
+                false
+            }
+        }
+    }
+
+    /// A whole message arrived.
+    fn on_message(&mut self, bytes: &[u8]) {
+        let stream = message::stream_id(bytes).filter(|&s| s != 0);
+        let reader = self.config.reader.clone();
+        // The bytes are one whole message, framed by its payload_length.
+        let m = match message::read_prefix(bytes, self.consumed, &reader) {
+            Ok((m, _)) => m,
+            Err(e) => return self.fail(stream, e),
+        };
+        let stream_id = m.view().stream_id();
+        for w in m.warnings() {
+            self.events.push_back(Event::Warning {
+                stream_id: Some(stream_id),
+                warning: w.clone(),
+            });
+        }
+        let from = self.config.role.other();
+        match self.step(from, m.view()) {
+            Ok(effect) => {
+                let payload = m.view().payload().owned();
+                self.deliver(stream_id, payload, effect);
+            }
+            Err(e) => self.fail(Some(stream_id), e),
+        }
+    }
+
+    /// Report an accepted message and what it did.
+    fn deliver(&mut self, stream_id: u32, payload: MessageTypeVariant, effect: Effect) {
+        match payload {
+            MessageTypeVariant::ClientHello(_) | MessageTypeVariant::ServerHello(_) => {
+                if let Phase::Open { version, peer } = &self.phase {
+                    self.events.push_back(Event::Connected {
+                        version: *version,
+                        peer: peer.clone(),
+                    });
+                }
+            }
+            MessageTypeVariant::Ping(p) => {
+                // RES-58: a PONG answers a PING on its stream with its bytes.
+                let pong = MessageTypeVariant::Pong(p.clone());
+                if let Err(e) = self.emit(stream_id, pong) {
+                    self.reject(Some(stream_id), e, None);
+                }
+                self.events.push_back(Event::Message {
+                    stream_id,
+                    payload: Box::new(MessageTypeVariant::Ping(p)),
+                });
+            }
+            MessageTypeVariant::Error(p) => {
+                let during_hello = !matches!(self.phase, Phase::Open { .. });
+                self.events.push_back(Event::Message {
+                    stream_id,
+                    payload: Box::new(MessageTypeVariant::Error(p)),
+                });
+                if during_hello {
+                    // An ERROR answering a HELLO ends the connection (IX-10, RES-63).
+                    self.close_connection();
+                }
+            }
+            payload => self.events.push_back(Event::Message {
+                stream_id,
+                payload: Box::new(payload),
+            }),
+        }
+        if let Effect::Completed = effect {
+            self.events.push_back(Event::Completed { stream_id });
+        }
+    }
+
+    /// The peer broke `e`'s rule on `stream` (if known): answer with an ERROR, close the
+    /// stream, or end the connection when the HELLO exchange has not completed.
+    fn fail(&mut self, stream: Option<u32>, e: Error) {
+        let answer = e
+            .rule()
+            .and_then(Rule::answer)
+            .map_or(ErrorCode::InvalidMessage.value(), |(_, v)| v);
+        let open = matches!(self.phase, Phase::Open { .. });
+        let mut answered = None;
+        // An answer goes on the message's stream; the HELLO exchange is the server's to
+        // answer (a client that cannot use the server's answer just ends the connection).
+        if let Some(id) = stream
+            && (open || self.config.role == Role::Server)
+        {
+            // The answer names the rule and where: the peer has the bytes, and an answer stays
+            // small whatever the violation's detail.
+            let text = format!(
+                "{} ({}) at byte {}",
+                e.code(),
+                e.rule().map_or("-", Rule::id),
+                e.offset()
+            );
+            let payload = MessageTypeVariant::Error(crate::structures::ErrorPayload::new(
+                TagValue::from_raw(answer),
+                text,
+            ));
+            if self.emit_unchecked(id, payload) {
+                answered = Some(answer);
+            }
+        }
+        if let Some(id) = stream {
+            self.streams.remove(&id);
+            self.errored.insert(id);
+        }
+        self.reject(stream, e, answered);
+        if !open || stream.is_none() {
+            self.close_connection();
+        }
+    }
+
+    fn reject(&mut self, stream_id: Option<u32>, error: Error, answered: Option<u32>) {
+        self.events.push_back(Event::Rejected {
+            stream_id,
+            error,
+            answered,
+        });
+    }
+
+    fn close_connection(&mut self) {
+        if !self.is_closed() {
+            self.phase = Phase::Closed;
+            self.streams.clear();
+            self.input.clear();
+            self.discard = 0;
+            self.events.push_back(Event::Closed);
+        }
+    }
+
+    /// A stream ends before its exchange did: a composite still open is torn (ORD-8).
+    fn tear(&mut self, id: u32) {
+        let Some(s) = self.streams.remove(&id) else {
+            return;
+        };
+        if s.tracker.depth() == 0 {
+            return;
+        }
+        let reader = self.config.reader.clone();
+        let mut ctx = Ctx::new(&reader);
+        let torn = ctx.violation(
+            Rule::Ix56,
+            self.consumed,
+            format!(
+                "stream {id} ended inside a composite: {} tensor(s) arrived, a member is missing (ORD-8)",
+                s.tensors
+            ),
+        );
+        match torn {
+            Err(e) => self.reject(Some(id), e, None),
+            Ok(()) => {
+                for w in ctx.take_warnings() {
+                    self.events.push_back(Event::Warning {
+                        stream_id: Some(id),
+                        warning: w,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Encode, read back and sequence-check a message of this side, then queue it.
+    fn emit(&mut self, stream_id: u32, payload: MessageTypeVariant) -> Result<(), Error> {
+        if self.is_closed() {
+            return Err(Error::new(
+                Rule::Msg9,
+                0,
+                "the connection is over: nothing more is sent on it",
+            ));
+        }
+        let message =
+            InterchangeMessage::new(TagValue::from_raw(payload.tag()), stream_id, payload);
+        let bytes = message.to_bytes();
+        if let Phase::Open { peer, .. } = &self.phase {
+            let len = bytes.len() - HEADER_LEN;
+            if len as u64 > u64::from(peer.max_message_size) {
+                return Err(Error::new(
+                    Rule::Msg12,
+                    InterchangeMessageView::OFFSET_PAYLOAD_LENGTH as u64,
+                    format!(
+                        "the payload is {len} bytes, above the peer's max_message_size of {}",
+                        peer.max_message_size
+                    ),
+                ));
+            }
+        }
+        // What a sender writes is read as its peer reads it: the tables' checks at this
+        // side's versions, no limit but the peer's.
+        let reader = self
+            .config
+            .reader
+            .clone()
+            .permissive(false)
+            .limit(Limit::PayloadBytes, Limit::PayloadBytes.format_maximum());
+        let m = message::read(&bytes, &reader)?;
+        self.step(self.config.role, m.view())?;
+        self.output.extend_from_slice(&bytes);
+        Ok(())
+    }
+
+    /// Queue an ERROR answer with no sequence check (an answer to a violation is always in
+    /// place). False when the connection is over.
+    fn emit_unchecked(&mut self, stream_id: u32, payload: MessageTypeVariant) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        InterchangeMessage::new(TagValue::from_raw(payload.tag()), stream_id, payload)
+            .encode(&mut self.output);
+        true
+    }
+
+    /// The protocol's sequences: what message `m`, sent by `from`, does to the connection and
+    /// its stream, or the rule it breaks. `base` is the message's absolute offset.
+    fn step(&mut self, from: Role, m: &InterchangeMessageView<'_>) -> Result<Effect, Error> {
+        let at = m.offset();
+        let id = m.stream_id();
+        let payload = m.payload();
+        // The HELLO exchange (ORD-14, IX-8…IX-11, MSG-10, RES-63, RES-64).
+        match (&mut self.phase, payload) {
+            (Phase::Closed, _) => {
+                return Err(Error::new(Rule::Msg9, at, "the connection is over"));
+            }
+            (Phase::Hello { client, .. }, MessageTypeVariantView::ClientHello(h))
+                if from == Role::Client =>
+            {
+                if *client {
+                    return Err(Error::new(Rule::Ord14, at, "a second CLIENT_HELLO"));
+                }
+                *client = true;
+                if self.config.role == Role::Server {
+                    return self.answer_hello(h.owned(), id, at);
+                }
+                return Ok(Effect::None);
+            }
+            (Phase::Hello { client, version }, MessageTypeVariantView::ServerHello(h))
+                if from == Role::Server =>
+            {
+                if !*client || version.is_some() {
+                    return Err(Error::new(
+                        Rule::Ord14,
+                        at,
+                        "a SERVER_HELLO that answers no CLIENT_HELLO",
+                    ));
+                }
+                let agreed = h.protocol_version();
+                if self.config.role == Role::Client {
+                    let own = self.config.hello.protocol_version;
+                    if agreed > own {
+                        return Err(Error::new(
+                            Rule::Ix11,
+                            at + HEADER_LEN as u64,
+                            format!(
+                                "the server answers version {agreed}, above the client's {own}"
+                            ),
+                        ));
+                    }
+                    if agreed < self.config.lowest_version {
+                        return Err(Error::new(
+                            Rule::Msg10,
+                            at + HEADER_LEN as u64,
+                            format!(
+                                "the server answers version {agreed}; this client speaks {} to {own}",
+                                self.config.lowest_version
+                            ),
+                        ));
+                    }
+                    self.phase = Phase::Open {
+                        version: agreed,
+                        peer: Box::new(h.owned()),
+                    };
+                } else {
+                    *version = Some(agreed);
+                }
+                return Ok(Effect::None);
+            }
+            (Phase::Hello { client, .. }, MessageTypeVariantView::Error(_)) => {
+                if from == Role::Server && *client {
+                    // The server's refusal in place of SERVER_HELLO (IX-10).
+                    return Ok(Effect::None);
+                }
+                return Err(Error::new(
+                    Rule::Ord14,
+                    at,
+                    "an ERROR before the HELLO exchange: only the server refuses a CLIENT_HELLO",
+                ));
+            }
+            (Phase::Hello { client, .. }, _) => {
+                let rule = match (from, *client) {
+                    (Role::Client, false) => Rule::Ix8,
+                    (Role::Server, _) => Rule::Ix9,
+                    (Role::Client, true) => Rule::Ord14,
+                };
+                return Err(Error::new(
+                    rule,
+                    at,
+                    "a message before the HELLO exchange completed (RES-63)",
+                ));
+            }
+            (Phase::Open { .. }, MessageTypeVariantView::ClientHello(_))
+            | (Phase::Open { .. }, MessageTypeVariantView::ServerHello(_)) => {
+                return Err(Error::new(
+                    Rule::Ord14,
+                    at,
+                    "a second HELLO on the connection",
+                ));
+            }
+            (Phase::Open { .. }, _) => {}
+        }
+        self.stream_step(from, id, payload, at)
+    }
+
+    /// The server's answer to a CLIENT_HELLO: its SERVER_HELLO at the agreed version, or an
+    /// ERROR and the connection's end (IX-10).
+    fn answer_hello(&mut self, peer: Hello, id: u32, at: u64) -> Result<Effect, Error> {
+        let agreed = peer
+            .protocol_version
+            .min(self.config.hello.protocol_version);
+        if agreed < self.config.lowest_version {
+            return Err(Error::new(
+                Rule::Ix10,
+                at + HEADER_LEN as u64,
+                format!(
+                    "the client speaks up to version {}; this server speaks {} to {}",
+                    peer.protocol_version,
+                    self.config.lowest_version,
+                    self.config.hello.protocol_version
+                ),
+            ));
+        }
+        let mut hello = self.config.hello.clone();
+        hello.protocol_version = agreed;
+        // Sequence-checked as the server's: the phase must know the client's HELLO first.
+        self.emit(id, MessageTypeVariant::ServerHello(hello))?;
+        self.phase = Phase::Open {
+            version: agreed,
+            peer: Box::new(peer),
+        };
+        Ok(Effect::None)
+    }
+
+    fn peer_and_own(&self) -> (&Hello, &Hello) {
+        match &self.phase {
+            Phase::Open { peer, .. } => (peer, &self.config.hello),
+            _ => unreachable!("stream messages pass the HELLO exchange first"),
+        }
+    }
+
+    /// Whether both HELLOs carry `flag`.
+    fn both(&self, flag: CapabilityFlags) -> bool {
+        let (peer, own) = self.peer_and_own();
+        peer.capability_flags.has(flag) && own.capability_flags.has(flag)
+    }
+
+    /// The client's HELLO.
+    fn client_hello(&self) -> &Hello {
+        let (peer, own) = self.peer_and_own();
+        match self.config.role {
+            Role::Client => own,
+            Role::Server => peer,
+        }
+    }
+
+    /// A message on a stream, after the HELLO exchange.
+    fn stream_step(
+        &mut self,
+        from: Role,
+        id: u32,
+        payload: &MessageTypeVariantView<'_>,
+        at: u64,
+    ) -> Result<Effect, Error> {
+        let out_of_place = |what: &str| Error::new(Rule::Msg9, at, format!("{what} (RES-63)"));
+        match payload {
+            MessageTypeVariantView::Ping(_) | MessageTypeVariantView::Pong(_) => {
+                return Ok(Effect::None);
+            }
+            MessageTypeVariantView::Private(..) | MessageTypeVariantView::Opaque(..) => {
+                // Agreed out of band (IX-6): no sequence of this protocol covers it.
+                return Ok(Effect::None);
+            }
+            MessageTypeVariantView::Error(_) => {
+                // IX-87: the stream ends, whoever sent it; on no open stream it changes nothing.
+                self.streams.remove(&id);
+                self.errored.insert(id);
+                return Ok(Effect::Ended);
+            }
+            MessageTypeVariantView::TensorRequest(r) => {
+                if from != Role::Client {
+                    return Err(out_of_place("a TENSOR_REQUEST from the server"));
+                }
+                if self.streams.contains_key(&id) {
+                    return Err(out_of_place(&format!(
+                        "a TENSOR_REQUEST on stream {id}, which is open"
+                    )));
+                }
+                self.errored.remove(&id);
+                let kind = Kind::Request {
+                    parallel: r.request_flags().has(RequestFlags::PARALLEL_OK),
+                    device: r.preferred_device().raw(),
+                };
+                self.open(id, kind, State::AwaitDescriptor);
+                return Ok(Effect::None);
+            }
+            MessageTypeVariantView::TensorPut(p) => {
+                if from != Role::Client {
+                    return Err(out_of_place("a TENSOR_PUT from the server"));
+                }
+                if self.streams.contains_key(&id) {
+                    return Err(out_of_place(&format!(
+                        "a TENSOR_PUT on stream {id}, which is open"
+                    )));
+                }
+                let d = p.descriptor();
+                if let LayoutVariantView::Composite(_) = d.layout_fields() {
+                    return Err(Error::new(
+                        Rule::Msg13,
+                        d.offset(),
+                        "a push carries one tensor; this descriptor is a composite head (RES-67)",
+                    ));
+                }
+                check_total(&d, p.total_data_bytes(), p.total_data_bytes_at())?;
+                self.errored.remove(&id);
+                self.open(
+                    id,
+                    Kind::Push,
+                    State::Transfer(Transfer::new(p.total_data_bytes())),
+                );
+                return Ok(Effect::None);
+            }
+            _ => {}
+        }
+        let errored = self.errored.contains(&id);
+        let Some(s) = self.streams.get(&id) else {
+            return Err(if errored {
+                Error::new(
+                    Rule::Ord15,
+                    at,
+                    format!("a message on stream {id} after the ERROR that ended it"),
+                )
+            } else {
+                out_of_place(&format!(
+                    "a message on stream {id}, where no exchange is open"
+                ))
+            });
+        };
+        let (kind, state) = (s.kind, s.state);
+        let sender = kind.data_sender();
+        match (payload, state) {
+            (MessageTypeVariantView::TensorDescriptor(p), State::AwaitDescriptor) => {
+                let Kind::Request { parallel, device } = kind else {
+                    unreachable!("only a request waits for a descriptor");
+                };
+                if from != sender {
+                    return Err(out_of_place("a TENSOR_DESCRIPTOR from the client"));
+                }
+                let d = p.descriptor();
+                let total = p.total_data_bytes();
+                if let LayoutVariantView::Composite(_) = d.layout_fields()
+                    && total != 0
+                {
+                    return Err(Error::new(
+                        Rule::Ix50,
+                        p.total_data_bytes_at(),
+                        format!("a composite head is sent with total_data_bytes 0, not {total}"),
+                    ));
+                }
+                check_total(&d, total, p.total_data_bytes_at())?;
+                if !parallel && (p.shard_index() != 0 || p.total_shards() != 1) {
+                    return Err(Error::new(
+                        Rule::Ix45,
+                        p.shard_index_at(),
+                        format!(
+                            "shard {} of {} answers a request without PARALLEL_OK: it is shard 0 of 1",
+                            p.shard_index(),
+                            p.total_shards()
+                        ),
+                    ));
+                }
+                if p.shard_index() >= p.total_shards() {
+                    return Err(Error::new(
+                        Rule::Ix64,
+                        p.shard_index_at(),
+                        format!(
+                            "shard_index {} is not below total_shards {}",
+                            p.shard_index(),
+                            p.total_shards()
+                        ),
+                    ));
+                }
+                self.check_placement(&d, device)?;
+                let reader = self.config.reader.clone();
+                let s = self
+                    .streams
+                    .get_mut(&id)
+                    .expect("the stream was found above");
+                if s.tracker.binds(&d) {
+                    let mut ctx = Ctx::new(&reader);
+                    let name = format!("stream {id} tensor #{}", s.tensors);
+                    s.tracker.push(s.tensors, &name, &d, &mut ctx)?;
+                }
+                s.tensors += 1;
+                s.state = State::Transfer(Transfer::new(total));
+                Ok(Effect::None)
+            }
+            (MessageTypeVariantView::TensorData(_), State::AwaitDescriptor) if from == sender => {
+                Err(Error::new(
+                    Rule::Ord4,
+                    at,
+                    "a TENSOR_DATA frame before its tensor's TENSOR_DESCRIPTOR",
+                ))
+            }
+            (MessageTypeVariantView::TensorData(f), State::Transfer(mut t)) if from == sender => {
+                let len = f.data().len() as u64;
+                let offset = f.byte_offset_in_buffer();
+                let at_offset = f.byte_offset_in_buffer_at();
+                if let Path::Rdma { .. } = t.path {
+                    return Err(Error::new(
+                        Rule::Ord10,
+                        at,
+                        "a TENSOR_DATA frame on the RDMA path, which replaces the frames",
+                    ));
+                }
+                if t.total == 0 {
+                    return Err(Error::new(
+                        Rule::Ord3,
+                        at,
+                        "a TENSOR_DATA frame for a tensor of total_data_bytes 0",
+                    ));
+                }
+                if offset != t.next {
+                    return Err(Error::new(
+                        Rule::Ord5,
+                        at_offset,
+                        format!(
+                            "the frame starts at byte {offset}; the tensor's bytes continue at {}",
+                            t.next
+                        ),
+                    ));
+                }
+                let end = t.next.checked_add(len).filter(|&e| e <= t.total).ok_or_else(|| {
+                    Error::new(
+                        Rule::Ord6,
+                        at_offset,
+                        format!(
+                            "the frame's {len} bytes at {offset} run past the tensor's {} bytes",
+                            t.total
+                        ),
+                    )
+                })?;
+                t.next = end;
+                t.frames += 1;
+                t.path = Path::Frames;
+                self.set_state(id, State::Transfer(t));
+                Ok(Effect::None)
+            }
+            (MessageTypeVariantView::TensorDataEnd, State::AwaitDescriptor) if from == sender => {
+                Err(Error::new(
+                    Rule::Ord1,
+                    at,
+                    "a TENSOR_DATA_END before its tensor's TENSOR_DESCRIPTOR",
+                ))
+            }
+            (MessageTypeVariantView::TensorDataEnd, State::Transfer(t)) if from == sender => {
+                match t.path {
+                    Path::Rdma { ready: false, .. } => {
+                        return Err(Error::new(
+                            Rule::Ord11,
+                            at,
+                            "a TENSOR_DATA_END before the destination's RDMA_READY",
+                        ));
+                    }
+                    Path::Open if t.total > 0 => {
+                        return Err(Error::new(
+                            Rule::Ord2,
+                            at,
+                            format!("no TENSOR_DATA frame for a tensor of {} bytes", t.total),
+                        ));
+                    }
+                    Path::Frames if t.next != t.total => {
+                        return Err(Error::new(
+                            Rule::Ord6,
+                            at,
+                            format!(
+                                "the frames carried {} of the tensor's {} bytes",
+                                t.next, t.total
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+                match kind {
+                    Kind::Push => {
+                        self.set_state(id, State::AwaitAck);
+                        Ok(Effect::None)
+                    }
+                    Kind::Request { .. } => {
+                        let s = self
+                            .streams
+                            .get_mut(&id)
+                            .expect("the stream was found above");
+                        if s.tracker.depth() > 0 {
+                            s.state = State::AwaitDescriptor;
+                            Ok(Effect::None)
+                        } else {
+                            self.streams.remove(&id);
+                            Ok(Effect::Completed)
+                        }
+                    }
+                }
+            }
+            (MessageTypeVariantView::TensorPutAck, State::AwaitAck) if from == Role::Server => {
+                self.streams.remove(&id);
+                Ok(Effect::Completed)
+            }
+            (MessageTypeVariantView::TensorPutAck, State::Transfer(_)) if from == Role::Server => {
+                Err(Error::new(
+                    Rule::Ix81,
+                    at,
+                    "a TENSOR_PUT_ACK before the pushed tensor's TENSOR_DATA_END",
+                ))
+            }
+            (MessageTypeVariantView::RdmaRegister(_), State::AwaitDescriptor) if from == sender => {
+                Err(Error::new(
+                    Rule::Ix68,
+                    at,
+                    "an RDMA_REGISTER before its tensor's TENSOR_DESCRIPTOR",
+                ))
+            }
+            (MessageTypeVariantView::RdmaRegister(r), State::Transfer(mut t)) => {
+                let source = from == sender;
+                match (source, t.path) {
+                    (true, Path::Open) => {
+                        if !self.both(CapabilityFlags::RDMA_DATA_PLANE) {
+                            return Err(Error::new(
+                                Rule::Ix66,
+                                at,
+                                "RDMA_REGISTER without RDMA_DATA_PLANE in both HELLOs",
+                            ));
+                        }
+                        if t.total == 0 {
+                            return Err(Error::new(
+                                Rule::Ix39,
+                                at,
+                                "a tensor of total_data_bytes 0 is followed by TENSOR_DATA_END, not an RDMA handshake",
+                            ));
+                        }
+                        t.path = Path::Rdma {
+                            destination: false,
+                            ready: false,
+                        };
+                    }
+                    (
+                        false,
+                        Path::Rdma {
+                            destination: false,
+                            ready: false,
+                        },
+                    ) => {
+                        if !self.both(CapabilityFlags::RDMA_GPUDIRECT) {
+                            return Err(Error::new(
+                                Rule::Ix73,
+                                at,
+                                "a destination RDMA_REGISTER without RDMA_GPUDIRECT in both HELLOs",
+                            ));
+                        }
+                        t.path = Path::Rdma {
+                            destination: true,
+                            ready: false,
+                        };
+                    }
+                    (false, Path::Rdma { .. }) => {
+                        return Err(Error::new(
+                            Rule::Ix74,
+                            at,
+                            "a destination RDMA_REGISTER goes once, after the source's and before RDMA_READY",
+                        ));
+                    }
+                    (_, Path::Frames) => {
+                        return Err(Error::new(
+                            Rule::Ord10,
+                            at,
+                            "an RDMA_REGISTER after the tensor's frames began",
+                        ));
+                    }
+                    (true, Path::Rdma { .. }) | (false, Path::Open) => {
+                        return Err(Error::new(
+                            Rule::Ord11,
+                            at,
+                            "an RDMA_REGISTER out of the handshake's order: source, destination, RDMA_READY",
+                        ));
+                    }
+                }
+                if r.length() != t.total {
+                    return Err(Error::new(
+                        Rule::Ix70,
+                        r.length_at(),
+                        format!(
+                            "the region is {} bytes; the tensor's total_data_bytes is {}",
+                            r.length(),
+                            t.total
+                        ),
+                    ));
+                }
+                self.set_state(id, State::Transfer(t));
+                Ok(Effect::None)
+            }
+            (MessageTypeVariantView::RdmaReady, State::Transfer(mut t)) if from != sender => {
+                match t.path {
+                    Path::Rdma {
+                        destination,
+                        ready: false,
+                    } => {
+                        t.path = Path::Rdma {
+                            destination,
+                            ready: true,
+                        };
+                        self.set_state(id, State::Transfer(t));
+                        Ok(Effect::None)
+                    }
+                    Path::Open | Path::Frames | Path::Rdma { ready: true, .. } => Err(Error::new(
+                        Rule::Ord11,
+                        at,
+                        "an RDMA_READY that follows no source RDMA_REGISTER, or a second one",
+                    )),
+                }
+            }
+            _ => Err(out_of_place(&format!(
+                "a {} from the {} where stream {id} does not expect it",
+                message_name(payload),
+                match from {
+                    Role::Client => "client",
+                    Role::Server => "server",
+                }
+            ))),
+        }
+    }
+
+    fn open(&mut self, id: u32, kind: Kind, state: State) {
+        self.streams.insert(
+            id,
+            Stream {
+                kind,
+                state,
+                tracker: Tracker::default(),
+                tensors: 0,
+            },
+        );
+    }
+
+    fn set_state(&mut self, id: u32, state: State) {
+        if let Some(s) = self.streams.get_mut(&id) {
+            s.state = state;
+        }
+    }
+
+    /// IX-35, IX-36, IX-14: an answer's buffers are on the device the client asked for or one
+    /// it listed, in a memory class it listed (none listed: STANDARD only).
+    fn check_placement(&self, d: &DescriptorView<'_>, preferred: u32) -> Result<(), Error> {
+        let client = self.client_hello();
+        for h in d.buffer_table().buffers().iter() {
+            let device = h.device_tag().raw();
+            if device != preferred
+                && !client
+                    .supported_devices
+                    .iter()
+                    .any(|&t| u32::from(t) == device)
+            {
+                return Err(Error::new(
+                    Rule::Ix35,
+                    h.device_tag_at(),
+                    format!(
+                        "the buffers are on device {device:#04x}; the client asked for {preferred:#04x} and does not list {device:#04x}"
+                    ),
+                ));
+            }
+            let class = h.memory_class().raw();
+            let listed = if client.supported_memory_classes.is_empty() {
+                class == MemoryClass::Standard.value()
+            } else {
+                client
+                    .supported_memory_classes
+                    .iter()
+                    .any(|&c| u32::from(c) == class)
+            };
+            if !listed {
+                return Err(Error::new(
+                    Rule::Ix36,
+                    h.memory_class_at(),
+                    format!("memory class {class:#04x} is not among the client's (IX-14)"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Transfer {
+    fn new(total: u64) -> Transfer {
+        Transfer {
+            total,
+            next: 0,
+            frames: 0,
+            path: Path::Open,
+        }
+    }
+}
+
+/// MSG-11: `total_data_bytes` is the sum of the descriptor's buffers' `byte_size` (RES-62).
+fn check_total(d: &DescriptorView<'_>, total: u64, total_at: u64) -> Result<(), Error> {
+    let sum = d
+        .buffer_table()
+        .buffers()
+        .iter()
+        .try_fold(0u64, |s, h| s.checked_add(h.byte_size().to::<u64>()));
+    if sum != Some(total) {
+        let sum = sum.map_or("more than 2^64".to_string(), |s| s.to_string());
+        return Err(Error::new(
+            Rule::Msg11,
+            total_at,
+            format!(
+                "total_data_bytes is {total}; the descriptor at byte {} has {sum} bytes of buffers",
+                d.offset()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The message type's name in the tables, for messages.
+fn message_name(p: &MessageTypeVariantView<'_>) -> &'static str {
+    match MessageType::classify(p.tag()) {
+        TagClass::Known(t) => t.name(),
+        _ => "private or unknown message",
+    }
+}
