@@ -297,6 +297,9 @@ pub struct Connection {
     streams: HashMap<u32, Stream>,
     /// Streams an ERROR ended, until a new exchange opens them (ORD-15).
     errored: HashSet<u32>,
+    /// How this side's own messages are read back: strict, at its versions, no limit but the
+    /// peer's (checked apart, MSG-12).
+    writer: ReaderConfig,
 }
 
 impl Connection {
@@ -307,7 +310,13 @@ impl Connection {
             .limit_of(Limit::PayloadBytes)
             .min(u64::from(config.hello.max_message_size));
         config.reader = config.reader.clone().limit(Limit::PayloadBytes, limit);
+        let writer = config
+            .reader
+            .clone()
+            .permissive(false)
+            .limit(Limit::PayloadBytes, Limit::PayloadBytes.format_maximum());
         let mut c = Connection {
+            writer,
             phase: Phase::Hello {
                 client: false,
                 version: None,
@@ -359,6 +368,22 @@ impl Connection {
     /// The bytes to send to the peer, in order; afterwards none are pending.
     pub fn transmit(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.output)
+    }
+
+    /// The bytes waiting to be sent, without taking them: write some, then [`Self::consume`]
+    /// what was written. The buffer is kept, so a sender that writes as it sends reuses it.
+    pub fn pending(&self) -> &[u8] {
+        &self.output
+    }
+
+    /// Drop the first `n` pending bytes (those written out); at most all of them.
+    pub fn consume(&mut self, n: usize) {
+        let n = n.min(self.output.len());
+        if n == self.output.len() {
+            self.output.clear();
+        } else {
+            self.output.drain(..n);
+        }
     }
 
     /// Send `payload` on `stream_id`. The message is encoded, read back as the peer will read
@@ -456,9 +481,8 @@ impl Connection {
     /// A whole message arrived.
     fn on_message(&mut self, bytes: &[u8]) {
         let stream = message::stream_id(bytes).filter(|&s| s != 0);
-        let reader = self.config.reader.clone();
         // The bytes are one whole message, framed by its payload_length.
-        let m = match message::read_prefix(bytes, self.consumed, &reader) {
+        let m = match message::read_prefix(bytes, self.consumed, &self.config.reader) {
             Ok((m, _)) => m,
             Err(e) => return self.fail(stream, e),
         };
@@ -620,9 +644,24 @@ impl Connection {
                 "the connection is over: nothing more is sent on it",
             ));
         }
-        let message =
-            InterchangeMessage::new(TagValue::from_raw(payload.tag()), stream_id, payload);
-        let bytes = message.to_bytes();
+        // Encoded in place, after what is queued: the payload's bytes are copied once.
+        let mut out = std::mem::take(&mut self.output);
+        let start = out.len();
+        InterchangeMessage::new(TagValue::from_raw(payload.tag()), stream_id, payload)
+            .encode(&mut out);
+        let checked = self.check_own(&out[start..]);
+        if checked.is_err() {
+            out.truncate(start);
+        }
+        // Whatever the check queued itself goes after the message.
+        let queued = std::mem::replace(&mut self.output, out);
+        self.output.extend_from_slice(&queued);
+        checked
+    }
+
+    /// A message of this side, before it is queued: within the peer's limit (MSG-12), read as
+    /// the peer reads it (the tables' checks at this side's versions), and in its sequence.
+    fn check_own(&mut self, bytes: &[u8]) -> Result<(), Error> {
         if let Phase::Open { peer, .. } = &self.phase {
             let len = bytes.len() - HEADER_LEN;
             if len as u64 > u64::from(peer.max_message_size) {
@@ -636,18 +675,11 @@ impl Connection {
                 ));
             }
         }
-        // What a sender writes is read as its peer reads it: the tables' checks at this
-        // side's versions, no limit but the peer's.
-        let reader = self
-            .config
-            .reader
-            .clone()
-            .permissive(false)
-            .limit(Limit::PayloadBytes, Limit::PayloadBytes.format_maximum());
-        let m = message::read(&bytes, &reader)?;
-        self.step(self.config.role, m.view())?;
-        self.output.extend_from_slice(&bytes);
-        Ok(())
+        let writer = std::mem::take(&mut self.writer);
+        let checked =
+            message::read(bytes, &writer).and_then(|m| self.step(self.config.role, m.view()));
+        self.writer = writer;
+        checked.map(|_| ())
     }
 
     /// Queue an ERROR answer with no sequence check (an answer to a violation is always in
@@ -939,13 +971,12 @@ impl Connection {
                     ));
                 }
                 self.check_placement(&d, device)?;
-                let reader = self.config.reader.clone();
                 let s = self
                     .streams
                     .get_mut(&id)
                     .expect("the stream was found above");
                 if s.tracker.binds(&d) {
-                    let mut ctx = Ctx::new(&reader);
+                    let mut ctx = Ctx::new(&self.config.reader);
                     let name = format!("stream {id} tensor #{}", s.tensors);
                     s.tracker.push(s.tensors, &name, &d, &mut ctx)?;
                 }

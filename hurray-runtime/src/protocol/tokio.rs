@@ -125,9 +125,10 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
 
     /// Write what the connection has queued.
     async fn flush(&mut self) -> std::io::Result<()> {
-        let out = self.connection.transmit();
-        if !out.is_empty() {
-            self.io.write_all(&out).await?;
+        let n = self.connection.pending().len();
+        if n > 0 {
+            self.io.write_all(self.connection.pending()).await?;
+            self.connection.consume(n);
             self.io.flush().await?;
         }
         Ok(())
