@@ -345,6 +345,27 @@ pub fn message(data: &[u8]) {
             assert_eq!(total, data.len(), "a session is its messages, back to back");
         });
     }
+    // `inspect --as session`: every byte in one leaf range, in order, whatever the input.
+    use hurray_runtime::inspect::{self, Collect, Kind};
+    let mut sink = Collect::default();
+    let report = inspect::session(data, &ReaderConfig::new(), &mut sink);
+    let mut at = 0;
+    for a in sink
+        .annotations
+        .iter()
+        .filter(|a| a.kind != Kind::Structure)
+    {
+        assert_eq!(a.start, at, "the leaf ranges tile the session");
+        at = a.end;
+    }
+    assert_eq!(
+        at,
+        data.len() as u64,
+        "every byte of the session is in a range"
+    );
+    if let Some(e) = report.error {
+        well_formed(e.code(), e.offset(), data.len(), e.detail());
+    }
 }
 
 /// `protocol`: the interchange protocol's state machine fed a peer's bytes. The first byte

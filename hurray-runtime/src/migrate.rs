@@ -193,8 +193,8 @@ pub fn export(bytes: &[u8], config: &ReaderConfig) -> Result<J, Error> {
             out.insert("kind".into(), json!(inspect::Input::Descriptor.word()));
             out.insert("data".into(), export_descriptor(bytes, 0, config)?);
         }
-        inspect::Input::Stream => {
-            unreachable!("a stream's magic is a descriptor's: `Input::of` never says stream")
+        inspect::Input::Stream | inspect::Input::Session => {
+            unreachable!("neither has a magic of its own: `Input::of` never says stream or session")
         }
         inspect::Input::File => {
             let f = crate::file::read(bytes, config)?;

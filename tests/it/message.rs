@@ -355,6 +355,18 @@ fn the_cli_decodes_and_encodes_a_captured_session() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read(&out).unwrap(), session);
+    // `inspect --as session`: every message's fields by path.
+    let o = hurray(&["inspect", "--as", "session", "--json", input_s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(j["input"], "session");
+    let paths: Vec<&str> = j["ranges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["path"].as_str())
+        .collect();
+    assert!(paths.contains(&"#0.payload.protocol_version"), "{paths:?}");
     // Cut inside the last message: MSG-8, at the cut's message.
     std::fs::write(&input, &session[..session.len() - 1]).unwrap();
     let o = hurray(&["decode", "--as", "session", input_s]);
@@ -363,5 +375,93 @@ fn the_cli_decodes_and_encodes_a_captured_session() {
         stderr(&o).contains("error[message-truncated]"),
         "{}",
         stderr(&o)
+    );
+    let o = hurray(&["inspect", "--as", "session", input_s]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("error[message-truncated]"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `inspect --as session` (the runtime's `inspect::session`): every byte of a session made of
+/// every accepted vector belongs to one range, in order, each message's fields are found by
+/// path, and a session whose third message is rejected marks the range holding the rejected
+/// byte and interprets nothing after that message.
+#[test]
+fn a_captured_session_is_annotated_byte_for_byte() {
+    use hurray_runtime::inspect::{self, Collect, Kind};
+    let (vectors, fill) = vectors();
+    let accepted: Vec<Vec<u8>> = vectors
+        .iter()
+        .filter(|v| v.reads.is_some() && !v.permissive && v.max_payload.is_none())
+        .map(|v| bytes(v, &fill))
+        .collect();
+    let session = accepted.concat();
+    let mut sink = Collect::default();
+    let report = inspect::session(&session, &ReaderConfig::new(), &mut sink);
+    assert!(report.error.is_none(), "{:?}", report.error);
+    let top: Vec<_> = sink.annotations.iter().filter(|a| a.depth == 0).collect();
+    assert_eq!(top.len(), accepted.len(), "one top-level range per message");
+    let mut at = 0;
+    for (a, m) in top.iter().zip(&accepted) {
+        assert_eq!((a.start, a.end), (at, at + m.len() as u64), "{}", a.path);
+        at = a.end;
+    }
+    assert_eq!(at, session.len() as u64);
+    // Field ranges tile each message: each starts where a field or the message started.
+    let fields: Vec<_> = sink
+        .annotations
+        .iter()
+        .filter(|a| a.kind == Kind::Field)
+        .collect();
+    assert!(fields.windows(2).all(|w| w[0].end <= w[1].start));
+    let d = vectors
+        .iter()
+        .position(|v| v.name == "tensor-descriptor")
+        .unwrap();
+    let k = vectors[..d]
+        .iter()
+        .filter(|v| v.reads.is_some() && !v.permissive && v.max_payload.is_none())
+        .count();
+    let total = sink
+        .annotations
+        .iter()
+        .find(|a| a.path == format!("#{k}.payload.total_data_bytes"))
+        .expect("the descriptor message's total, by path");
+    assert_eq!(total.end - total.start, 8);
+    let rank = sink
+        .annotations
+        .iter()
+        .find(|a| a.path == format!("#{k}.payload.descriptor.fixed_header.rank"))
+        .expect("the carried descriptor's fields, under the payload");
+    assert_eq!(rank.kind, Kind::Field);
+
+    // An unknown message type third: the verdict is the session reader's, and the walk stops.
+    let bad = [
+        accepted[0].clone(),
+        accepted[1].clone(),
+        vec![0x0E, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+        accepted[2].clone(),
+    ]
+    .concat();
+    let mut sink = Collect::default();
+    let report = inspect::session(&bad, &ReaderConfig::new(), &mut sink);
+    let e = report.error.expect("the unknown type is rejected");
+    assert_eq!(e.rule().map(|r| r.id()), Some("IX-5"));
+    let marked = sink
+        .annotations
+        .iter()
+        .find(|a| {
+            a.start <= e.offset() && e.offset() < a.end.max(a.start + 1) && a.kind == Kind::Field
+        })
+        .expect("the rejected byte's range");
+    assert!(marked.path.starts_with("#2."), "{}", marked.path);
+    let last = sink.annotations.last().unwrap();
+    assert_eq!(
+        last.end,
+        bad.len() as u64,
+        "every byte is in a range, the rest not interpreted"
     );
 }

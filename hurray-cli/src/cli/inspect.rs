@@ -66,11 +66,7 @@ pub fn run(
         }
     });
     let report = match kind {
-        Some(Kind::Session) => {
-            return usage_error(
-                "inspect does not annotate a session of the interchange protocol yet: `hurray decode --as session` reads one",
-            );
-        }
+        Some(Kind::Session) => inspect::session(&bytes, config, &mut sink),
         Some(Kind::Stream) => inspect::stream(&bytes, config, &mut sink),
         Some(Kind::File) => inspect::file(&bytes, config, &mut sink),
         Some(Kind::Descriptor) => inspect::descriptor(&bytes, config, &mut sink),

@@ -1,4 +1,5 @@
-//! Every byte of a descriptor or a file, annotated (`hurray inspect`): for each byte range its
+//! Every byte of a descriptor, a file, a canonical stream or a captured session, annotated
+//! (`hurray inspect`): for each byte range its
 //! offset, its structure path, the field's name and decoded value (tag names, flag bit
 //! names), the version that defined the field, and its provenance — read from the data, a
 //! documented default (R4), or skipped (CD2). A file adds its header, every index and KV
@@ -31,6 +32,7 @@
 pub mod data;
 mod file;
 mod root;
+mod session;
 mod stream;
 pub mod walk;
 
@@ -50,6 +52,7 @@ pub fn inspect(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Insp
         Input::Descriptor => descriptor(bytes, config, sink),
         Input::File => file::inspect(bytes, config, sink),
         Input::Stream => stream::inspect(bytes, config, sink),
+        Input::Session => session::inspect(bytes, config, sink),
     }
 }
 
@@ -62,6 +65,12 @@ pub fn file(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspect
 /// tensor's descriptor walked, its buffers right after it; the verdict is the stream reader's.
 pub fn stream(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspection {
     stream::inspect(bytes, config, sink)
+}
+
+/// Inspect `bytes` as a captured session of the interchange protocol (messages back to back):
+/// each message's header and payload walked; the verdict is [`crate::message::session`]'s.
+pub fn session(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> Inspection {
+    session::inspect(bytes, config, sink)
 }
 
 /// Inspect a descriptor that spans exactly `bytes`.

@@ -17,6 +17,9 @@ pub enum Input {
     /// A canonical stream: descriptor + data pairs back to back (told, never by its magic,
     /// which is a descriptor's).
     Stream,
+    /// A captured session of the interchange protocol: messages back to back (told: a
+    /// message has no magic).
+    Session,
 }
 
 impl Input {
@@ -29,12 +32,13 @@ impl Input {
         }
     }
 
-    /// `descriptor` or `file`.
+    /// `descriptor`, `file`, `stream` or `session`.
     pub fn word(self) -> &'static str {
         match self {
             Input::Descriptor => DescriptorWalk::NAME,
             Input::File => "file",
             Input::Stream => "stream",
+            Input::Session => "session",
         }
     }
 }
