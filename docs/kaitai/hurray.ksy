@@ -549,8 +549,6 @@ types:
         enum: device
         repeat: expr
         repeat-expr: device_count
-        valid:
-          expr: (_.to_i <= 8) or (_.to_i >= 240 and _.to_i <= 254)
         doc: device tags the sender accepts or targets; an unknown one is ignored (RES-60)
       - id: class_count
         type: u2
@@ -560,8 +558,6 @@ types:
         enum: memory_class
         repeat: expr
         repeat-expr: class_count
-        valid:
-          expr: (_.to_i <= 3) or (_.to_i >= 240 and _.to_i <= 254)
         doc: memory classes the sender accepts or produces; empty means STANDARD only (IX-14)
       - id: skipped
         size-eos: true
@@ -577,8 +573,6 @@ types:
       - id: layout_tag
         type: u1
         enum: layout
-        valid:
-          expr: (_.to_i >= 1 and _.to_i <= 11) or (_.to_i == 64) or (_.to_i >= 240 and _.to_i <= 254)
         doc: a layout tag; an unknown one is ignored (RES-60)
       - id: ext_metadata_length
         type: u2
@@ -609,8 +603,6 @@ types:
       - id: preferred_device
         type: u1
         enum: device
-        valid:
-          expr: (_.to_i <= 8) or (_.to_i >= 240 and _.to_i <= 254)
         doc: 'the device for the response buffers; an unknown one is answered with DEVICE_UNAVAILABLE, not rejected (RES-60)'
       - id: min_alignment
         type: u4
@@ -698,8 +690,6 @@ types:
       - id: error_code
         type: u4
         enum: error_code
-        valid:
-          expr: (_.to_i >= 1 and _.to_i <= 8) or (_.to_i >= 240 and _.to_i <= 254)
         doc: what went wrong (tags/error_code.toml)
       - id: message_length
         type: u4
@@ -1496,9 +1486,7 @@ types:
     seq:
       - id: value
         type: u8
-        valid:
-          expr: (_ & 0xfffffffffffffff0) == 0
-        doc: the raw bits; a bit no flag allocates is rejected (MSG-4)
+        doc: 'the raw bits; a bit no flag allocates is reported, not rejected (MSG-4)'
     instances:
       transcoding:
         value: (value & 1) != 0

@@ -12,7 +12,13 @@ Every vector the runtime accepts must be read, and read the same; a difference f
 run. The rejecting vectors are also read, and how many of them the Kaitai reader rejects too
 is reported (the others break rules only the runtime's semantic layer checks).
 
+A captured session of the interchange protocol (`--session`: every message of
+tests/message/vectors.toml a strict reader accepts, back to back) is read message by message
+with the description's `interchange_message` type and compared with `hurray decode --as
+session --json`, message by message, field by field.
+
 Usage: python3 compare.py --parser DIR --hurray BIN [--corpus DIR] [--shared DIR] [--reject DIR]
+       [--session VECTORS.toml]
 """
 
 import argparse
@@ -280,6 +286,58 @@ def compare(reader, data, expected):
     return diffs
 
 
+def session_bytes(vectors_toml, shared):
+    """The messages of tests/message/vectors.toml a strict reader accepts (`reads`, not
+    permissive, no reader limit), back to back; `{descriptor}` is the reference's 61-byte
+    descriptor (conformance/stream/descriptors/row_major_3__0_f32_3x4.bin)."""
+    import tomllib
+
+    with open(vectors_toml, "rb") as f:
+        rows = tomllib.load(f)["message"]
+    fill = {"descriptor": read(os.path.join(shared, "stream", "descriptors", "row_major_3__0_f32_3x4.bin"))}
+    out = bytearray()
+    for row in rows:
+        if "reads" not in row or row.get("permissive") or "max_payload" in row:
+            continue
+        parts = row["bytes"].split()
+        if any(p.startswith("{") and p.strip("{}") not in fill for p in parts):
+            continue
+        for part in parts:
+            out += fill[part.strip("{}")] if part.startswith("{") else bytes([int(part, 16)])
+    return bytes(out)
+
+
+def compare_session(reader, data, decoded):
+    """The differences between the Kaitai reading of a session, message by message, and the
+    runtime's value trees (`hurray decode --as session --json`)."""
+    from kaitaistruct import KaitaiStream
+    import io
+
+    stream = KaitaiStream(io.BytesIO(data))
+    message = getattr(reader.root_class, camel("interchange_message"))
+    diffs = []
+    for k, m in enumerate(decoded["messages"]):
+        try:
+            tree = reader.tree(message(stream))
+        except Exception as e:  # the generated parser rejects what the runtime accepts
+            return diffs + [f"#{k}: the Kaitai reader rejects it: {type(e).__name__}: {e}"]
+        got = plain(tree)
+        want = dict(m["message"])
+        # Bytes a newer version's fields fill, skipped (CD2, RES-55): compared as bytes.
+        runtime_skipped = [x["bytes"] for x in want.pop("evolution", {}).get("skipped", [])]
+        kaitai_skipped = [b for _, b in skipped(tree, "", [])]
+        if sorted(runtime_skipped) != sorted(kaitai_skipped):
+            diffs.append(f"#{k}: skipped bytes (CD2): runtime {runtime_skipped}, Kaitai {kaitai_skipped}")
+        # A payload with no structure (TENSOR_DATA_END, TENSOR_PUT_ACK, RDMA_READY) is an
+        # empty object in the value tree and the empty byte string Kaitai reads.
+        if want.get("payload") == {} and got.get("payload") == "":
+            got["payload"] = {}
+        diffs += differences(want, got, f"#{k}")
+    if not stream.is_eof():
+        diffs.append(f"the Kaitai reading ends at byte {stream.pos()}, the session at {len(data)}")
+    return diffs
+
+
 def read(path):
     with open(path, "rb") as f:
         return f.read()
@@ -334,6 +392,7 @@ def main():
     ap.add_argument("--shared", help="the shared conformance vectors (with manifest.json)")
     ap.add_argument("--reject", help="rejecting vectors, read for a report (tests/corpus/reject)")
     ap.add_argument("--rules", help="`hurray-spec rules --json`, to break the report down by enforcer")
+    ap.add_argument("--session", help="tests/message/vectors.toml: its accepted messages as one captured session")
     args = ap.parse_args()
     reader = Reader(args.parser)
 
@@ -371,6 +430,24 @@ def main():
                 check(path, decoded)
             else:
                 runtime_rejects.append((path, run.stderr.decode(errors="replace").strip()))
+
+    if args.session:
+        data = session_bytes(args.session, args.shared)
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"hurray-kaitai-session-{os.getpid()}.bin")
+        with open(path, "wb") as f:
+            f.write(data)
+        run = subprocess.run([args.hurray, "decode", "--as", "session", "--json", path], capture_output=True)
+        os.remove(path)
+        compared += 1
+        if run.returncode != 0:
+            failures.append((args.session, [f"the runtime rejects the session: {run.stderr.decode(errors='replace')}"]))
+        else:
+            decoded = json.loads(run.stdout)
+            diffs = compare_session(reader, data, decoded)
+            if diffs:
+                failures.append((args.session, diffs))
+            else:
+                print(f"kaitai: a captured session of {len(decoded['messages'])} message(s), {len(data)} bytes, read the same message by message")
 
     for path, diffs in failures:
         print(f"FAIL {path}")

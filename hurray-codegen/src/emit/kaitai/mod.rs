@@ -633,8 +633,15 @@ impl Kaitai<'_> {
                     Node::str(primitive(spec.space(*space).width.prim())),
                 );
                 e.set("enum", Node::str(self.names.space(*space)));
-                tests
-                    .extend(expr::readable_values(spec, *space, "_.to_i").map(|x| (Vec::new(), x)));
+                // A value the reader does not know is rejected, unless the rule it breaks
+                // (the field's own, else the space's) only warns: an advertisement, an
+                // ERROR's code (RES-57, RES-60).
+                let unknown = f.rule.unwrap_or(spec.space(*space).reject.unknown);
+                if spec.rule(unknown).action != Action::Warn {
+                    tests.extend(
+                        expr::readable_values(spec, *space, "_.to_i").map(|x| (Vec::new(), x)),
+                    );
+                }
             }
             FieldType::Flags(set) => {
                 e.set("type", Node::str(self.names.flag_type(*set)));
@@ -946,13 +953,16 @@ impl Kaitai<'_> {
         let mut value = Node::map()
             .with("id", Node::str(FLAGS_VALUE))
             .with("type", Node::str(primitive(set.width.prim())));
-        if let Some(test) = expr::no_unknown_bits(set, "_") {
+        // Unknown bits are rejected unless their rule only warns (an advertisement, RES-59).
+        let warns = self.spec.rule(set.rule).action == Action::Warn;
+        if !warns && let Some(test) = expr::no_unknown_bits(set, "_") {
             value.set("valid", Node::map().with("expr", Node::str(test)));
         }
         value.set(
             "doc",
             Node::str(format!(
-                "the raw bits; a bit no flag allocates is rejected ({})",
+                "the raw bits; a bit no flag allocates is {} ({})",
+                if warns { "reported, not rejected" } else { "rejected" },
                 self.spec.rule(set.rule).id
             )),
         );
