@@ -676,8 +676,19 @@ impl Connection {
             }
         }
         let writer = std::mem::take(&mut self.writer);
-        let checked =
-            message::read(bytes, &writer).and_then(|m| self.step(self.config.role, m.view()));
+        let checked = message::read(bytes, &writer).and_then(|m| {
+            // A sender sends nothing its peer would only report: a capability bit or an
+            // advertised tag its version does not define (IX-12, IX-16), an error code
+            // nobody allocated, a carried descriptor's warning.
+            if let Some(w) = m.warnings().first() {
+                return Err(Error::new(
+                    w.rule,
+                    w.offset,
+                    format!("a sender sends nothing a reader reports: {}", w.detail),
+                ));
+            }
+            self.step(self.config.role, m.view())
+        });
         self.writer = writer;
         checked.map(|_| ())
     }

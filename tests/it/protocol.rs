@@ -586,3 +586,49 @@ fn an_oversized_payload_is_passed_over_not_kept() {
         "{events:?}"
     );
 }
+
+/// A connection sends nothing its peer would only report (IX-12, IX-16; RES-57, RES-59,
+/// RES-60): its own HELLO with a capability bit this version does not define is refused
+/// (and the connection ends before a byte is sent), and so is an ERROR with a code nobody
+/// allocated or a HELLO listing a reserved device tag.
+#[test]
+fn a_connection_sends_nothing_a_reader_only_reports() {
+    use hurray_runtime::flags::CapabilityFlags;
+    use hurray_runtime::structures::ErrorPayload;
+    use hurray_runtime::wire::TagValue;
+    let file = scenarios();
+    let refused = |over: toml::Table, rule: &str| {
+        let mut client = Connection::new(Config::client(hello(&file.defaults, &over)));
+        assert!(client.transmit().is_empty(), "nothing is sent");
+        let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
+        assert!(
+            matches!(&events[..], [Event::Rejected { error, .. }, Event::Closed] if rule_id(error) == rule),
+            "{events:?}"
+        );
+    };
+    let unknown_bit = CapabilityFlags::default().0 | 1 << 40;
+    refused(
+        toml::Table::from_iter([(
+            "capability_flags".into(),
+            toml::Value::Integer(unknown_bit as i64),
+        )]),
+        "MSG-4",
+    );
+    refused(
+        toml::Table::from_iter([(
+            "supported_devices".into(),
+            toml::Value::Array(vec![toml::Value::Integer(0x80)]),
+        )]),
+        "MSG-5",
+    );
+    let mut client = Connection::new(Config::client(hello(&file.defaults, &Default::default())));
+    let mut server = Connection::new(Config::server(hello(&file.defaults, &Default::default())));
+    server.receive(&client.transmit());
+    client.receive(&server.transmit());
+    let error = ErrorPayload::new(TagValue::from_raw(0x99), "?".into());
+    let e = client
+        .send(1, MessageTypeVariant::Error(error))
+        .unwrap_err();
+    assert_eq!(rule_id(&e), "MSG-3");
+    assert!(client.transmit().is_empty());
+}

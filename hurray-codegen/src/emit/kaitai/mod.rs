@@ -962,7 +962,11 @@ impl Kaitai<'_> {
             "doc",
             Node::str(format!(
                 "the raw bits; a bit no flag allocates is {} ({})",
-                if warns { "reported, not rejected" } else { "rejected" },
+                if warns {
+                    "reported, not rejected"
+                } else {
+                    "rejected"
+                },
                 self.spec.rule(set.rule).id
             )),
         );
