@@ -87,47 +87,18 @@ impl Default for Limits {
 }
 
 /// Why a sequential read stopped.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SequentialError {
     /// The input breaks a rule.
-    Invalid(Error),
+    #[error("{0}")]
+    Invalid(#[from] Error),
     /// The input could not be read.
-    Io(std::io::Error),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
     /// The input needs more memory than [`Limits`] allow.
+    #[error("limit: {0}")]
     Limit(String),
-}
-
-impl fmt::Display for SequentialError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SequentialError::Invalid(e) => write!(f, "{e}"),
-            SequentialError::Io(e) => write!(f, "I/O error: {e}"),
-            SequentialError::Limit(what) => write!(f, "limit: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for SequentialError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            SequentialError::Invalid(e) => Some(e),
-            SequentialError::Io(e) => Some(e),
-            SequentialError::Limit(_) => None,
-        }
-    }
-}
-
-impl From<Error> for SequentialError {
-    fn from(e: Error) -> Self {
-        SequentialError::Invalid(e)
-    }
-}
-
-impl From<std::io::Error> for SequentialError {
-    fn from(e: std::io::Error) -> Self {
-        SequentialError::Io(e)
-    }
 }
 
 /// A tensor the reader has passed, checked: its descriptor and the data rules on its buffers.

@@ -55,13 +55,15 @@ use crate::wire::Reader;
 use crate::writer::{WriteError, checked_tensor};
 
 /// Why a stream read stopped.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StreamError {
     /// The input breaks a rule, or exceeds a limit of the reader ([`Limit`]).
-    Invalid(Error),
+    #[error("{0}")]
+    Invalid(#[from] Error),
     /// The input could not be read.
-    Io(std::io::Error),
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 impl StreamError {
@@ -71,36 +73,6 @@ impl StreamError {
             StreamError::Invalid(e) => Some(e),
             StreamError::Io(_) => None,
         }
-    }
-}
-
-impl fmt::Display for StreamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StreamError::Invalid(e) => write!(f, "{e}"),
-            StreamError::Io(e) => write!(f, "I/O error: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for StreamError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StreamError::Invalid(e) => Some(e),
-            StreamError::Io(e) => Some(e),
-        }
-    }
-}
-
-impl From<Error> for StreamError {
-    fn from(e: Error) -> Self {
-        StreamError::Invalid(e)
-    }
-}
-
-impl From<std::io::Error> for StreamError {
-    fn from(e: std::io::Error) -> Self {
-        StreamError::Io(e)
     }
 }
 

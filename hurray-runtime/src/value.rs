@@ -1,8 +1,6 @@
 //! A small reflection value every generated owned structure converts to and from. The CLI
 //! maps it to JSON; the compatibility tests walk it.
 
-use std::fmt;
-
 /// A structure's fields by spec name.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -69,7 +67,8 @@ impl Value {
 }
 
 /// Why a value does not convert back into a structure.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
 pub struct ValueError {
     /// Dotted path of the offending field.
     pub path: String,
@@ -86,14 +85,6 @@ impl ValueError {
         }
     }
 }
-
-impl fmt::Display for ValueError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
-impl std::error::Error for ValueError {}
 
 /// Helpers the generated `from_value` code calls.
 pub mod de {

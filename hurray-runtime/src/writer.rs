@@ -27,36 +27,14 @@ use crate::version::Version;
 use crate::wire::{FlagSet, TagClass, TagSpace};
 
 /// Why a writer refused.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum WriteError {
     /// What would be written breaks a rule.
-    Invalid(Error),
+    #[error("{0}")]
+    Invalid(#[source] Error),
     /// The output could not be written.
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for WriteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WriteError::Invalid(e) => write!(f, "{e}"),
-            WriteError::Io(e) => write!(f, "I/O error: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for WriteError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            WriteError::Invalid(e) => Some(e),
-            WriteError::Io(e) => Some(e),
-        }
-    }
-}
-
-impl From<std::io::Error> for WriteError {
-    fn from(e: std::io::Error) -> Self {
-        WriteError::Io(e)
-    }
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 impl From<Error> for WriteError {
