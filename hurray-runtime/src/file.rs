@@ -17,7 +17,7 @@
 //! place of its name, its check state); names are found by hash over the borrowed index bytes.
 
 mod composite;
-mod cover;
+pub(crate) mod cover;
 mod placement;
 pub(crate) mod truncation;
 

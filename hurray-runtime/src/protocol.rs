@@ -14,9 +14,12 @@
 //! here: the HELLO exchange (ORD-14, IX-8…IX-11, MSG-10), the transfer of one tensor
 //! (ORD-1…ORD-6, IX-37…IX-45), composites on a stream (ORD-7, ORD-8, IX-50…IX-56, through the
 //! same composite tracker a file's tensors pass), the RDMA handshake (ORD-10…ORD-12, IX-66…IX-74),
-//! pushes (ORD-13, IX-80…IX-82, MSG-13) and the end of a stream at an `ERROR` (ORD-15, IX-87).
-//! The lifecycle it keeps is RES-63's: the client opens every stream with a request or a push,
-//! and a stream ends with its exchange.
+//! pushes (ORD-13, IX-80…IX-82, MSG-13), the end of a stream at an `ERROR` (ORD-15, IX-87)
+//! and parallel transfers (ORD-9, IX-58…IX-64): the streams of one `PARALLEL_OK` request
+//! repeated are one offer (RES-70), each shard is checked against the others as its descriptor
+//! arrives, and their boxes' cover of the parent once the last one has. The lifecycle it keeps
+//! is RES-63's: the client opens every stream with a request or a push, and a stream ends with
+//! its exchange.
 //!
 //! ```
 //! use hurray_runtime::protocol::{Config, Connection, Event};
@@ -58,13 +61,15 @@ use crate::axes::Axis;
 use crate::ctx::{Ctx, Limit, ReaderConfig, Warning};
 use crate::error::Error;
 use crate::file::Tracker;
+use crate::file::cover;
 use crate::flags::{CapabilityFlags, RequestFlags};
 use crate::generated::rules::Rule;
 use crate::message::{self, HEADER_LEN};
 use crate::semantic::size::Integer;
 use crate::structures::{
-    DescriptorView, Hello, InterchangeMessage, InterchangeMessageView, LayoutVariantView,
-    MessageTypeVariant, MessageTypeVariantView,
+    Descriptor, DescriptorView, Hello, InterchangeMessage, InterchangeMessageView,
+    LayoutVariantView, MessageTypeVariant, MessageTypeVariantView, TensorData,
+    TensorDescriptorPayload, TensorDescriptorPayloadView, TensorPut,
 };
 use crate::tags::{ErrorCode, MemoryClass, MessageType};
 use crate::wire::{TagClass, TagSpace, TagValue};
@@ -227,8 +232,9 @@ struct Stream {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// A request: the server sends the tensors.
-    Request { parallel: bool, device: u32 },
+    /// A request: the server sends the tensors. `offer`: the parallel offer the request is
+    /// part of, when it may be answered in shards (RES-70).
+    Request { device: u32, offer: Option<u64> },
     /// A push: the client sends one tensor, the server acknowledges it.
     Push,
 }
@@ -273,6 +279,84 @@ enum Path {
     },
 }
 
+/// The streams a client offers for one tensor's parallel shards: `PARALLEL_OK` requests
+/// that repeat one another, to a server that advertised `PARALLEL_STREAMS` (RES-70).
+#[derive(Debug)]
+struct Offer {
+    /// The request's bytes while further streams may join the offer: until the first
+    /// shard's descriptor.
+    request: Option<Vec<u8>>,
+    /// Streams offered in all.
+    offered: u64,
+    /// Streams of the offer still open.
+    open: u64,
+    /// The sharding the answer chose, from its first shard.
+    sharding: Option<Sharding>,
+}
+
+/// What every shard of one parallel answer shares (IX-61, IX-64), and the shards so far.
+#[derive(Debug)]
+struct Sharding {
+    total: u32,
+    parent: Vec<u64>,
+    type_tag: u32,
+    layout_tag: u32,
+    /// The shard indices announced (ORD-9) and their boxes: offset and shape (IX-62).
+    indices: HashSet<u32>,
+    boxes: Vec<(Vec<u64>, Vec<u64>)>,
+}
+
+/// One shard of a parallel answer, checked, with the sharding its descriptor states.
+struct Shard {
+    index: u32,
+    start: Vec<u64>,
+    shape: Vec<u64>,
+    sharding: Sharding,
+}
+
+impl Shard {
+    /// IX-62, once this shard completes the set (IX-63): the boxes of `before` (the shards
+    /// kept so far) and this one cover the parent exactly.
+    fn check_cover(&self, before: Option<&Sharding>, at: u64) -> Result<(), Error> {
+        let s = &self.sharding;
+        let kept = before.map_or(0, |b| b.boxes.len());
+        if kept + 1 != s.total as usize || s.total < 2 {
+            return Ok(());
+        }
+        let regions: Vec<cover::Region<'_>> = before
+            .into_iter()
+            .flat_map(|b| b.boxes.iter())
+            .map(|(start, extent)| cover::Region { start, extent })
+            .chain(std::iter::once(cover::Region {
+                start: &self.start,
+                extent: &self.shape,
+            }))
+            .collect();
+        let Err(fault) = cover::exact(&s.parent, &regions) else {
+            return Ok(());
+        };
+        let why = match fault {
+            cover::Fault::Uncountable => {
+                "the parent holds more than 2^128 elements: too many to count".to_string()
+            }
+            cover::Fault::Count { sum, total } => {
+                format!("the shards hold {sum} elements; the parent has {total}")
+            }
+            cover::Fault::Overlap(..) | cover::Fault::Untiled { .. } => {
+                "some shards overlap".to_string()
+            }
+        };
+        Err(Error::new(
+            Rule::Ix62,
+            at,
+            format!(
+                "the {} shards do not cover the parent {:?} exactly: {why}",
+                s.total, s.parent
+            ),
+        ))
+    }
+}
+
 /// What a message did to its stream.
 enum Effect {
     None,
@@ -297,6 +381,11 @@ pub struct Connection {
     streams: HashMap<u32, Stream>,
     /// Streams an ERROR ended, until a new exchange opens them (ORD-15).
     errored: HashSet<u32>,
+    /// Parallel offers with a stream open (RES-70), by number; `joinable`: those a repeated
+    /// request still joins, by the request's bytes.
+    offers: HashMap<u64, Offer>,
+    joinable: HashMap<Vec<u8>, u64>,
+    next_offer: u64,
     /// How this side's own messages are read back: strict, at its versions, no limit but the
     /// peer's (checked apart, MSG-12).
     writer: ReaderConfig,
@@ -329,6 +418,9 @@ impl Connection {
             events: VecDeque::new(),
             streams: HashMap::new(),
             errored: HashSet::new(),
+            offers: HashMap::new(),
+            joinable: HashMap::new(),
+            next_offer: 0,
         };
         if c.config.role == Role::Client {
             let hello = MessageTypeVariant::ClientHello(c.config.hello.clone());
@@ -398,6 +490,61 @@ impl Connection {
             ));
         }
         self.emit(stream_id, payload)
+    }
+
+    /// Answer a request on `stream_id` with one whole tensor: its `TENSOR_DESCRIPTOR` (shard
+    /// 0 of 1, `total_data_bytes` the length of `data`), `data` in `TENSOR_DATA` frames of at
+    /// most `frame` bytes each, and `TENSOR_DATA_END`. Every message goes through
+    /// [`Self::send`]; at a refusal the messages before it stay queued and the error is
+    /// returned.
+    ///
+    /// ```
+    /// use hurray_runtime::protocol::{Config, Connection, Event};
+    /// use hurray_runtime::structures::{MessageTypeVariant, TensorRequest};
+    /// use hurray_runtime::{descriptor, tags::{Device, ElementType}, writer, ReaderConfig};
+    ///
+    /// let mut client = Connection::new(Config::client(Config::hello(1 << 20)));
+    /// let mut server = Connection::new(Config::server(Config::hello(1 << 20)));
+    /// server.receive(&client.transmit());
+    /// client.receive(&server.transmit());
+    /// let request = TensorRequest::new("w".into(), vec![], Device::Cpu.into(), 64, Default::default());
+    /// client.send(1, MessageTypeVariant::TensorRequest(request))?;
+    /// server.receive(&client.transmit());
+    ///
+    /// // Four float32 values, sent in frames of 8 bytes.
+    /// let bytes = writer::finalize(writer::row_major(ElementType::Float32, &[4]))?;
+    /// let d = descriptor::read(&bytes, &ReaderConfig::new())?.view().owned();
+    /// server.send_tensor(1, d, &[0; 16], 8)?;
+    /// client.receive(&server.transmit());
+    /// let events: Vec<Event> = std::iter::from_fn(|| client.poll_event()).collect();
+    /// assert!(matches!(events.last(), Some(Event::Completed { stream_id: 1 })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn send_tensor(
+        &mut self,
+        stream_id: u32,
+        descriptor: Descriptor,
+        data: &[u8],
+        frame: usize,
+    ) -> Result<(), Error> {
+        tensor_messages(answer_head(descriptor, data), data, frame)
+            .try_for_each(|m| self.send(stream_id, m))
+    }
+
+    /// Push one whole tensor on `stream_id` under `key`: `TENSOR_PUT` (its descriptor,
+    /// `total_data_bytes` the length of `data`), `data` in `TENSOR_DATA` frames of at most
+    /// `frame` bytes each, and `TENSOR_DATA_END`; the server's `TENSOR_PUT_ACK` completes the
+    /// stream. As [`Self::send_tensor`], message by message through [`Self::send`].
+    pub fn push_tensor(
+        &mut self,
+        stream_id: u32,
+        key: String,
+        descriptor: Descriptor,
+        data: &[u8],
+        frame: usize,
+    ) -> Result<(), Error> {
+        tensor_messages(push_head(key, descriptor, data), data, frame)
+            .try_for_each(|m| self.send(stream_id, m))
     }
 
     /// The transport ended: no more bytes will come. A message cut short breaks MSG-8, and a
@@ -577,7 +724,7 @@ impl Connection {
             }
         }
         if let Some(id) = stream {
-            self.streams.remove(&id);
+            self.end_stream(id);
             self.errored.insert(id);
         }
         self.reject(stream, e, answered);
@@ -598,6 +745,8 @@ impl Connection {
         if !self.is_closed() {
             self.phase = Phase::Closed;
             self.streams.clear();
+            self.offers.clear();
+            self.joinable.clear();
             self.input.clear();
             self.discard = 0;
             self.events.push_back(Event::Closed);
@@ -606,7 +755,7 @@ impl Connection {
 
     /// A stream ends before its exchange did: a composite still open is torn (ORD-8).
     fn tear(&mut self, id: u32) {
-        let Some(s) = self.streams.remove(&id) else {
+        let Some(s) = self.end_stream(id) else {
             return;
         };
         if s.tracker.depth() == 0 {
@@ -846,6 +995,15 @@ impl Connection {
         peer.capability_flags.has(flag) && own.capability_flags.has(flag)
     }
 
+    /// The server's HELLO.
+    fn server_hello(&self) -> &Hello {
+        let (peer, own) = self.peer_and_own();
+        match self.config.role {
+            Role::Client => peer,
+            Role::Server => own,
+        }
+    }
+
     /// The client's HELLO.
     fn client_hello(&self) -> &Hello {
         let (peer, own) = self.peer_and_own();
@@ -874,7 +1032,7 @@ impl Connection {
             }
             MessageTypeVariantView::Error(_) => {
                 // IX-87: the stream ends, whoever sent it; on no open stream it changes nothing.
-                self.streams.remove(&id);
+                self.end_stream(id);
                 self.errored.insert(id);
                 return Ok(Effect::Ended);
             }
@@ -888,9 +1046,15 @@ impl Connection {
                     )));
                 }
                 self.errored.remove(&id);
+                // RES-70: shards only when the request and the server's HELLO both allow them.
+                let parallel = r.request_flags().has(RequestFlags::PARALLEL_OK)
+                    && self
+                        .server_hello()
+                        .capability_flags
+                        .has(CapabilityFlags::PARALLEL_STREAMS);
                 let kind = Kind::Request {
-                    parallel: r.request_flags().has(RequestFlags::PARALLEL_OK),
                     device: r.preferred_device().raw(),
+                    offer: parallel.then(|| self.join_offer(r.bytes())),
                 };
                 self.open(id, kind, State::AwaitDescriptor);
                 return Ok(Effect::None);
@@ -941,7 +1105,7 @@ impl Connection {
         let sender = kind.data_sender();
         match (payload, state) {
             (MessageTypeVariantView::TensorDescriptor(p), State::AwaitDescriptor) => {
-                let Kind::Request { parallel, device } = kind else {
+                let Kind::Request { device, offer } = kind else {
                     unreachable!("only a request waits for a descriptor");
                 };
                 if from != sender {
@@ -959,7 +1123,7 @@ impl Connection {
                     ));
                 }
                 check_total(&d, total, p.total_data_bytes_at())?;
-                if !parallel && (p.shard_index() != 0 || p.total_shards() != 1) {
+                if offer.is_none() && (p.shard_index() != 0 || p.total_shards() != 1) {
                     return Err(Error::new(
                         Rule::Ix45,
                         p.shard_index_at(),
@@ -982,6 +1146,11 @@ impl Connection {
                     ));
                 }
                 self.check_placement(&d, device)?;
+                // A parallel answer's first tensor is its shard; later ones are its members.
+                let shard = match offer {
+                    Some(o) if self.streams[&id].tensors == 0 => Some((o, self.check_shard(o, p)?)),
+                    _ => None,
+                };
                 let s = self
                     .streams
                     .get_mut(&id)
@@ -993,6 +1162,9 @@ impl Connection {
                 }
                 s.tensors += 1;
                 s.state = State::Transfer(Transfer::new(total));
+                if let Some((o, sharding)) = shard {
+                    self.take_shard(o, sharding);
+                }
                 Ok(Effect::None)
             }
             (MessageTypeVariantView::TensorData(_), State::AwaitDescriptor) if from == sender => {
@@ -1095,14 +1267,14 @@ impl Connection {
                             s.state = State::AwaitDescriptor;
                             Ok(Effect::None)
                         } else {
-                            self.streams.remove(&id);
+                            self.end_stream(id);
                             Ok(Effect::Completed)
                         }
                     }
                 }
             }
             (MessageTypeVariantView::TensorPutAck, State::AwaitAck) if from == Role::Server => {
-                self.streams.remove(&id);
+                self.end_stream(id);
                 Ok(Effect::Completed)
             }
             (MessageTypeVariantView::TensorPutAck, State::Transfer(_)) if from == Role::Server => {
@@ -1246,6 +1418,148 @@ impl Connection {
         }
     }
 
+    /// The stream ends: it leaves its parallel offer, which ends with its last stream.
+    fn end_stream(&mut self, id: u32) -> Option<Stream> {
+        let s = self.streams.remove(&id)?;
+        if let Kind::Request { offer: Some(o), .. } = s.kind
+            && let Some(offer) = self.offers.get_mut(&o)
+        {
+            offer.open -= 1;
+            if offer.open == 0
+                && let Some(key) = self.offers.remove(&o).and_then(|x| x.request)
+            {
+                self.joinable.remove(&key);
+            }
+        }
+        Some(s)
+    }
+
+    /// The parallel offer a `PARALLEL_OK` request of these bytes joins (RES-70): the open
+    /// offer of the same request no shard has answered yet, else a new one.
+    fn join_offer(&mut self, request: &[u8]) -> u64 {
+        if let Some(&o) = self.joinable.get(request)
+            && let Some(offer) = self.offers.get_mut(&o)
+        {
+            offer.offered += 1;
+            offer.open += 1;
+            return o;
+        }
+        let o = self.next_offer;
+        self.next_offer += 1;
+        self.offers.insert(
+            o,
+            Offer {
+                request: Some(request.to_vec()),
+                offered: 1,
+                open: 1,
+                sharding: None,
+            },
+        );
+        self.joinable.insert(request.to_vec(), o);
+        o
+    }
+
+    /// A parallel answer's shard against the shards of its offer so far: one stream per
+    /// shard (ORD-9, IX-59), a shard section when there are several (IX-60), one parent,
+    /// element type and layout (IX-61, RES-71), one shard count (IX-64), and once the last
+    /// shard's descriptor arrived (IX-63), boxes that cover the parent exactly (IX-62). Changes
+    /// nothing: the shard is [`Connection::take_shard`]'s to keep.
+    fn check_shard(&self, o: u64, p: &TensorDescriptorPayloadView<'_>) -> Result<Shard, Error> {
+        let offer = &self.offers[&o];
+        let d = p.descriptor();
+        let (index, total) = (p.shard_index(), p.total_shards());
+        if u64::from(total) > offer.offered {
+            return Err(Error::new(
+                Rule::Ix59,
+                p.total_shards_at(),
+                format!(
+                    "{total} shards answer a request offered on {} stream(s): each shard goes on a stream of its own",
+                    offer.offered
+                ),
+            ));
+        }
+        let section = d.shard();
+        if total > 1 && section.is_none() {
+            return Err(Error::new(
+                Rule::Ix60,
+                d.offset(),
+                format!("shard {index} of {total} carries no shard section"),
+            ));
+        }
+        let shape: Vec<u64> = d.shape().iter().map(Integer::to).collect();
+        let (start, parent) = match &section {
+            Some(sh) => (
+                sh.shard_offset().iter().map(Integer::to).collect(),
+                sh.parent_shape().iter().map(Integer::to).collect(),
+            ),
+            None => (vec![0; shape.len()], shape.clone()),
+        };
+        let shard = Shard {
+            index,
+            start,
+            shape,
+            sharding: Sharding {
+                total,
+                parent,
+                type_tag: d.fixed_header().type_tag().raw(),
+                layout_tag: d.fixed_header().layout_tag().raw(),
+                indices: HashSet::new(),
+                boxes: Vec::new(),
+            },
+        };
+        let Some(first) = &offer.sharding else {
+            return shard.check_cover(None, d.offset()).map(|()| shard);
+        };
+        let this = &shard.sharding;
+        if first.total != total {
+            return Err(Error::new(
+                Rule::Ix64,
+                p.total_shards_at(),
+                format!(
+                    "shard {index} is one of {total}; the answer's first shard said {}",
+                    first.total
+                ),
+            ));
+        }
+        if (&first.parent, first.type_tag, first.layout_tag)
+            != (&this.parent, this.type_tag, this.layout_tag)
+        {
+            return Err(Error::new(
+                Rule::Ix61,
+                d.offset(),
+                format!(
+                    "shard {index} is of parent {:?}, type {:#04x}, layout {:#04x}; the answer's first shard is of parent {:?}, type {:#04x}, layout {:#04x}",
+                    this.parent,
+                    this.type_tag,
+                    this.layout_tag,
+                    first.parent,
+                    first.type_tag,
+                    first.layout_tag
+                ),
+            ));
+        }
+        if first.indices.contains(&index) {
+            return Err(Error::new(
+                Rule::Ord9,
+                p.shard_index_at(),
+                format!("shard {index} of {total} arrived on a second stream"),
+            ));
+        }
+        shard.check_cover(Some(first), d.offset()).map(|()| shard)
+    }
+
+    /// Keeps a shard [`Connection::check_shard`] accepted: the offer takes no more streams.
+    fn take_shard(&mut self, o: u64, shard: Shard) {
+        if let Some(offer) = self.offers.get_mut(&o) {
+            if let Some(key) = offer.request.take() {
+                self.joinable.remove(&key);
+            }
+            let sharding = offer.sharding.get_or_insert(shard.sharding);
+            sharding.indices.insert(shard.index);
+            sharding.boxes.push((shard.start, shard.shape));
+        }
+    }
+
     /// IX-35, IX-36, IX-14: an answer's buffers are on the device the client asked for or one
     /// it listed, in a memory class it listed (none listed: STANDARD only).
     fn check_placement(&self, d: &DescriptorView<'_>, preferred: u32) -> Result<(), Error> {
@@ -1296,6 +1610,37 @@ impl Transfer {
             path: Path::Open,
         }
     }
+}
+
+/// A request's answer begins with the tensor's `TENSOR_DESCRIPTOR`, shard 0 of 1.
+fn answer_head(descriptor: Descriptor, data: &[u8]) -> MessageTypeVariant {
+    MessageTypeVariant::TensorDescriptor(TensorDescriptorPayload::new(
+        descriptor,
+        data.len() as u64,
+        0,
+        1,
+    ))
+}
+
+/// A push begins with `TENSOR_PUT`, the descriptor's length stated.
+fn push_head(key: String, descriptor: Descriptor, data: &[u8]) -> MessageTypeVariant {
+    let length = u32::try_from(descriptor.encoded_len()).unwrap_or(u32::MAX);
+    MessageTypeVariant::TensorPut(TensorPut::new(key, length, descriptor, data.len() as u64))
+}
+
+/// One whole tensor's messages after `head`: `data` in frames of at most `frame` bytes (at
+/// least one), then `TENSOR_DATA_END`.
+pub(crate) fn tensor_messages(
+    head: MessageTypeVariant,
+    data: &[u8],
+    frame: usize,
+) -> impl Iterator<Item = MessageTypeVariant> + '_ {
+    let frame = frame.max(1);
+    std::iter::once(head)
+        .chain(data.chunks(frame).enumerate().map(move |(k, chunk)| {
+            MessageTypeVariant::TensorData(TensorData::new((k * frame) as u64, chunk.to_vec()))
+        }))
+        .chain(std::iter::once(MessageTypeVariant::TensorDataEnd))
 }
 
 /// MSG-11: `total_data_bytes` is the sum of the descriptor's buffers' `byte_size` (RES-62).

@@ -521,15 +521,25 @@ fn every_rule_the_state_machine_enforces_is_broken_by_a_scenario() {
     );
 }
 
+/// The scenarios' default HELLO.
+fn default_hello() -> Hello {
+    hello(&scenarios().defaults, &Default::default())
+}
+
+/// A client of the default HELLO and a server of `server`, past the HELLO exchange.
+fn connected(server: Config) -> (Connection, Connection) {
+    let mut client = Connection::new(Config::client(default_hello()));
+    let mut server = Connection::new(server);
+    server.receive(&client.transmit());
+    client.receive(&server.transmit());
+    (client, server)
+}
+
 /// The PING a peer sends is answered with a PONG of the same stream and bytes (RES-58),
 /// before the PING is reported.
 #[test]
 fn a_ping_is_answered_with_its_pong() {
-    let file = scenarios();
-    let mut client = Connection::new(Config::client(hello(&file.defaults, &Default::default())));
-    let mut server = Connection::new(Config::server(hello(&file.defaults, &Default::default())));
-    server.receive(&client.transmit());
-    client.receive(&server.transmit());
+    let (mut client, mut server) = connected(Config::server(default_hello()));
     let ping = hurray_runtime::structures::Keepalive::new(vec![1, 2, 3]);
     client
         .send(9, MessageTypeVariant::Ping(ping.clone()))
@@ -551,14 +561,11 @@ fn a_ping_is_answered_with_its_pong() {
 /// kept, and the connection reads on after it (IX-3, RES-64).
 #[test]
 fn an_oversized_payload_is_passed_over_not_kept() {
-    let file = scenarios();
     let small =
         toml::Table::from_iter([("max_message_size".to_string(), toml::Value::Integer(64))]);
     let reader = ReaderConfig::new().limit(Limit::PayloadBytes, 1 << 30);
-    let mut client = Connection::new(Config::client(hello(&file.defaults, &Default::default())));
-    let mut server = Connection::new(Config::server(hello(&file.defaults, &small)).reader(reader));
-    server.receive(&client.transmit());
-    client.receive(&server.transmit());
+    let server = Config::server(hello(&scenarios().defaults, &small)).reader(reader);
+    let (_, mut server) = connected(server);
     let _ = std::iter::from_fn(|| server.poll_event()).count();
     // A PING of 1 MiB, then a PING of 3 bytes, in 4 KiB pieces.
     let mut bytes = Vec::new();
@@ -621,10 +628,7 @@ fn a_connection_sends_nothing_a_reader_only_reports() {
         )]),
         "MSG-5",
     );
-    let mut client = Connection::new(Config::client(hello(&file.defaults, &Default::default())));
-    let mut server = Connection::new(Config::server(hello(&file.defaults, &Default::default())));
-    server.receive(&client.transmit());
-    client.receive(&server.transmit());
+    let (mut client, _) = connected(Config::server(default_hello()));
     let error = ErrorPayload::new(TagValue::from_raw(0x99), "?".into());
     let e = client
         .send(1, MessageTypeVariant::Error(error))

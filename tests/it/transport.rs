@@ -9,9 +9,7 @@ use std::time::Duration;
 use hurray_runtime::ReaderConfig;
 use hurray_runtime::protocol::tokio::Transport;
 use hurray_runtime::protocol::{Config, Event};
-use hurray_runtime::structures::{
-    MessageTypeVariant, TensorData, TensorDescriptorPayload, TensorPut, TensorRequest,
-};
+use hurray_runtime::structures::{MessageTypeVariant, TensorRequest};
 use hurray_runtime::tags::{Device, ElementType};
 use hurray_runtime::writer;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -55,21 +53,8 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
         match event {
             Event::Message { stream_id, payload } => match *payload {
                 MessageTypeVariant::TensorRequest(_) => {
-                    let total = data.len() as u64;
-                    let head = TensorDescriptorPayload::new(d.clone(), total, 0, 1);
                     server
-                        .send(stream_id, MessageTypeVariant::TensorDescriptor(head))
-                        .await
-                        .unwrap();
-                    for (k, chunk) in data.chunks(FRAME).enumerate() {
-                        let frame = TensorData::new((k * FRAME) as u64, chunk.to_vec());
-                        server
-                            .send(stream_id, MessageTypeVariant::TensorData(frame))
-                            .await
-                            .unwrap();
-                    }
-                    server
-                        .send(stream_id, MessageTypeVariant::TensorDataEnd)
+                        .send_tensor(stream_id, d.clone(), &data, FRAME)
                         .await
                         .unwrap();
                 }
@@ -118,21 +103,8 @@ async fn client<S: AsyncRead + AsyncWrite + Unpin>(io: S, push: &[u8]) -> Vec<u8
             }
             Event::Completed { stream_id: 1 } => {
                 let (d, _) = tensor(push.len() as u64 / 4);
-                let length = d.encoded_len() as u32;
-                let put = TensorPut::new("p".into(), length, d, push.len() as u64);
                 client
-                    .send(3, MessageTypeVariant::TensorPut(put))
-                    .await
-                    .unwrap();
-                for (k, chunk) in push.chunks(FRAME).enumerate() {
-                    let frame = TensorData::new((k * FRAME) as u64, chunk.to_vec());
-                    client
-                        .send(3, MessageTypeVariant::TensorData(frame))
-                        .await
-                        .unwrap();
-                }
-                client
-                    .send(3, MessageTypeVariant::TensorDataEnd)
+                    .push_tensor(3, "p".into(), d, push, FRAME)
                     .await
                     .unwrap();
             }

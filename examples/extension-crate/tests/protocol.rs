@@ -6,9 +6,7 @@ use std::time::Duration;
 
 use hurray_runtime::protocol::tokio::Transport;
 use hurray_runtime::protocol::{Config, Event};
-use hurray_runtime::structures::{
-    MessageTypeVariant, TensorData, TensorDescriptorPayload, TensorRequest,
-};
+use hurray_runtime::structures::{MessageTypeVariant, TensorRequest};
 use hurray_runtime::tags::{Device, ElementType};
 use hurray_runtime::{ReaderConfig, descriptor, writer};
 
@@ -40,17 +38,7 @@ fn a_tensor_crosses_a_loopback_connection() {
                     if let Event::Message { stream_id, payload } = e
                         && let MessageTypeVariant::TensorRequest(_) = *payload
                     {
-                        let head = TensorDescriptorPayload::new(d.clone(), sent.len() as u64, 0, 1);
-                        s.send(stream_id, MessageTypeVariant::TensorDescriptor(head))
-                            .await
-                            .unwrap();
-                        for (k, chunk) in sent.chunks(1024).enumerate() {
-                            let frame = TensorData::new((k * 1024) as u64, chunk.to_vec());
-                            s.send(stream_id, MessageTypeVariant::TensorData(frame))
-                                .await
-                                .unwrap();
-                        }
-                        s.send(stream_id, MessageTypeVariant::TensorDataEnd)
+                        s.send_tensor(stream_id, d.clone(), &sent, 1024)
                             .await
                             .unwrap();
                     }

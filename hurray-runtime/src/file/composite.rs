@@ -13,7 +13,6 @@ use crate::generated::flags::DescriptorFlags;
 use crate::generated::rules::Rule;
 use crate::generated::tags::{CompositionRule, ElementType, Layout, MemberRole};
 use crate::semantic::size::Integer;
-use crate::semantic::size::Size;
 use crate::structures::{DescriptorView, LayoutVariantView};
 use crate::wire::{TagClass, TagSpace};
 
@@ -31,12 +30,6 @@ pub struct Composite {
 
 /// The nesting limit of composites (CV-7, RES-34).
 const MAX_DEPTH: usize = 8;
-
-/// The comparisons the search for an overlapping pair may spend, per member and in all,
-/// once the partition is known not to tile its head: the budget bounds the message's
-/// detail, never the check.
-const PAIR_SEARCH_PER_MEMBER: u64 = 64;
-const PAIR_SEARCH_BASE: u64 = 1 << 20;
 
 /// A member's box inside a partition's head: its shard offset and shape.
 #[derive(Clone, Debug)]
@@ -311,35 +304,9 @@ fn member(
     Ok(())
 }
 
-/// CV-6 / F13: a partition's member boxes cover the head exactly once. Every member's box
-/// lies inside the head already (SHD-2 and CV-1 reject in every mode), so the members
-/// overlap exactly when they leave a gap while holding as many elements as the head. The
-/// counts are exact; the cover is the identity of [`cover::tiling`], which checks every
-/// member whatever their number, in time linear in it.
+/// CV-6 / F13: a partition's member boxes cover the head exactly once ([`cover::exact`]).
+/// Every member's box lies inside the head already (SHD-2 and CV-1 reject in every mode).
 fn partition_cover(c: &Open, ctx: &mut Ctx<'_>) -> Result<(), Error> {
-    let volume = |s: &[u64]| Size::product(s.iter().map(|d| Size::from(*d)));
-    let total = volume(&c.shape);
-    if total.is_over() {
-        return ctx.violation(
-            Rule::Cv6,
-            c.offset,
-            format!(
-                "the head's shape {:?} holds more than 2^128 elements: too many to count its cover",
-                c.shape
-            ),
-        );
-    }
-    let sum = c
-        .boxes
-        .iter()
-        .fold(Size::ZERO, |a, b| a.plus(volume(&b.shape)));
-    if sum != total {
-        return ctx.violation(
-            Rule::Cv6,
-            c.offset,
-            format!("the partition's members hold {sum} elements; the head has {total}"),
-        );
-    }
     let regions: Vec<cover::Region<'_>> = c
         .boxes
         .iter()
@@ -348,24 +315,29 @@ fn partition_cover(c: &Open, ctx: &mut Ctx<'_>) -> Result<(), Error> {
             extent: &b.shape,
         })
         .collect();
-    if cover::tiling(&c.shape, &regions) {
+    let Err(fault) = cover::exact(&c.shape, &regions) else {
         return Ok(());
-    }
-    // Not a tiling: name two members that overlap, if a bounded search finds them.
-    let budget = PAIR_SEARCH_PER_MEMBER
-        .saturating_mul(regions.len() as u64)
-        .saturating_add(PAIR_SEARCH_BASE);
-    match cover::overlapping_pair(&regions, budget) {
-        Some((i, j)) => {
+    };
+    let (at, text) = match fault {
+        cover::Fault::Uncountable => (
+            c.offset,
+            format!(
+                "the head's shape {:?} holds more than 2^128 elements: too many to count its cover",
+                c.shape
+            ),
+        ),
+        cover::Fault::Count { sum, total } => (
+            c.offset,
+            format!("the partition's members hold {sum} elements; the head has {total}"),
+        ),
+        cover::Fault::Overlap(i, j) => {
             let (a, b) = (&c.boxes[i], &c.boxes[j]);
-            ctx.violation(
-                Rule::Cv6,
+            (
                 b.offset,
                 format!("partition members `{}` and `{}` overlap", a.name, b.name),
             )
         }
-        None => ctx.violation(
-            Rule::Cv6,
+        cover::Fault::Untiled { budget } => (
             c.offset,
             format!(
                 "the {} members of partition `{}` hold as many elements as the head but do not tile it, so some overlap (no overlapping pair found within {budget} comparisons)",
@@ -373,5 +345,6 @@ fn partition_cover(c: &Open, ctx: &mut Ctx<'_>) -> Result<(), Error> {
                 c.name
             ),
         ),
-    }
+    };
+    ctx.violation(Rule::Cv6, at, text)
 }

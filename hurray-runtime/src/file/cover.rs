@@ -38,6 +38,56 @@
 
 use std::hash::{BuildHasher, RandomState};
 
+use crate::semantic::size::Size;
+
+/// The comparisons the search for an overlapping pair may spend, per box and in all, once
+/// the boxes are known not to tile the whole: the budget bounds the message's detail, never
+/// the check.
+const PAIR_SEARCH_PER_BOX: u64 = 64;
+const PAIR_SEARCH_BASE: u64 = 1 << 20;
+
+/// Why boxes do not cover a whole exactly once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fault {
+    /// The whole holds more than 2^128 elements: too many to count.
+    Uncountable,
+    /// The boxes hold `sum` elements, the whole `total`.
+    Count { sum: Size, total: Size },
+    /// Boxes `first < second` overlap.
+    Overlap(usize, usize),
+    /// The boxes hold as many elements as the whole but do not tile it; no overlapping pair
+    /// was found within `budget` comparisons.
+    Untiled { budget: u64 },
+}
+
+/// Whether `boxes` cover the box `[0, whole)` exactly once (CV-6 for a partition's members,
+/// IX-62 for a parallel transfer's shards), each box already known to lie inside `whole`.
+/// Inside boxes overlap exactly when they leave a gap while holding as many elements as the
+/// whole, so the counts go first and [`tiling`] decides the rest, in time linear in the boxes.
+pub(crate) fn exact(whole: &[u64], boxes: &[Region<'_>]) -> Result<(), Fault> {
+    let volume = |s: &[u64]| Size::product(s.iter().map(|d| Size::from(*d)));
+    let total = volume(whole);
+    if total.is_over() {
+        return Err(Fault::Uncountable);
+    }
+    let sum = boxes
+        .iter()
+        .fold(Size::ZERO, |a, b| a.plus(volume(b.extent)));
+    if sum != total {
+        return Err(Fault::Count { sum, total });
+    }
+    if tiling(whole, boxes) {
+        return Ok(());
+    }
+    let budget = PAIR_SEARCH_PER_BOX
+        .saturating_mul(boxes.len() as u64)
+        .saturating_add(PAIR_SEARCH_BASE);
+    Err(match overlapping_pair(boxes, budget) {
+        Some((i, j)) => Fault::Overlap(i, j),
+        None => Fault::Untiled { budget },
+    })
+}
+
 /// The Mersenne prime `2^127 − 1`.
 const P: u128 = (1u128 << 127) - 1;
 

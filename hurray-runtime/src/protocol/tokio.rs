@@ -18,49 +18,25 @@
 //! # }
 //! ```
 
-use std::fmt;
-
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 use super::{Config, Connection, Event};
 use crate::error::Error;
-use crate::structures::MessageTypeVariant;
+use crate::structures::{Descriptor, MessageTypeVariant};
 
 /// How much a [`Transport`] reads from its stream at a time.
 const READ_CHUNK: usize = 64 * 1024;
 
 /// What went wrong sending a message.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum TransportError {
     /// The message breaks a rule of the protocol: nothing was sent.
-    Refused(Error),
+    #[error("refused: {0}")]
+    Refused(#[source] Error),
     /// The byte stream failed.
-    Io(std::io::Error),
-}
-
-impl fmt::Display for TransportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TransportError::Refused(e) => write!(f, "refused: {e}"),
-            TransportError::Io(e) => write!(f, "transport: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for TransportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            TransportError::Refused(e) => Some(e),
-            TransportError::Io(e) => Some(e),
-        }
-    }
-}
-
-impl From<std::io::Error> for TransportError {
-    fn from(e: std::io::Error) -> Self {
-        TransportError::Io(e)
-    }
+    #[error("transport: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 /// A [`Connection`] driven over the byte stream `S`.
@@ -98,6 +74,37 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Transport<S> {
             .send(stream_id, payload)
             .map_err(TransportError::Refused)?;
         self.flush().await?;
+        Ok(())
+    }
+
+    /// Answer a request with one whole tensor, as [`Connection::send_tensor`] does, writing
+    /// each message out before the next is made: memory holds one frame, not the tensor.
+    pub async fn send_tensor(
+        &mut self,
+        stream_id: u32,
+        descriptor: Descriptor,
+        data: &[u8],
+        frame: usize,
+    ) -> Result<(), TransportError> {
+        for m in super::tensor_messages(super::answer_head(descriptor, data), data, frame) {
+            self.send(stream_id, m).await?;
+        }
+        Ok(())
+    }
+
+    /// Push one whole tensor under `key`, as [`Connection::push_tensor`] does, writing each
+    /// message out before the next is made.
+    pub async fn push_tensor(
+        &mut self,
+        stream_id: u32,
+        key: String,
+        descriptor: Descriptor,
+        data: &[u8],
+        frame: usize,
+    ) -> Result<(), TransportError> {
+        for m in super::tensor_messages(super::push_head(key, descriptor, data), data, frame) {
+            self.send(stream_id, m).await?;
+        }
         Ok(())
     }
 
