@@ -7546,6 +7546,8 @@ pub mod tags {
                 "reserved for future versions of the protocol (RES-57)",
             ),
         ];
+        /// The value that stands where the format leaves a `error_code` unsaid (`default_tag`).
+        pub const DEFAULT: Self = Self::InvalidMessage;
     }
     impl crate::wire::sealed::Sealed for ErrorCode {}
     impl crate::wire::TagSpace for ErrorCode {
@@ -8517,6 +8519,8 @@ pub mod tags {
             ),
             (255, 255, "invalid", ""),
         ];
+        /// The value that stands where the format leaves a `memory_class` unsaid (`default_tag`).
+        pub const DEFAULT: Self = Self::Standard;
     }
     impl crate::wire::sealed::Sealed for MemoryClass {}
     impl crate::wire::TagSpace for MemoryClass {

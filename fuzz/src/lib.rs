@@ -370,11 +370,13 @@ pub fn message(data: &[u8]) {
 
 /// `protocol`: the interchange protocol's state machine fed a peer's bytes. The first byte
 /// chooses the side (bit 0: a client, else a server) and the size of the pieces the rest
-/// arrives in (bits 1–7); the harness makes the HELLO exchange first, and a client has asked
-/// for a tensor on stream 1. No input panics it, every rejection is well formed, and what it
-/// keeps between pieces (the events and answers an application takes as they come) stays
-/// within the budget.
+/// arrives in (bits 1–7); the harness makes the HELLO exchange first, both HELLOs with every
+/// capability (so the RDMA and parallel paths are open), and a client has asked for a tensor
+/// on streams 1 and 3, parallel shards allowed. No input panics it, every rejection is well
+/// formed, and what it keeps between pieces (the events and answers an application takes as
+/// they come) stays within the budget.
 pub fn protocol(data: &[u8]) {
+    use hurray_runtime::flags::{CapabilityFlags, RequestFlags};
     use hurray_runtime::protocol::{Config, Connection, Event};
     use hurray_runtime::structures::{InterchangeMessage, MessageTypeVariant, TensorRequest};
     use hurray_runtime::tags::Device;
@@ -385,7 +387,8 @@ pub fn protocol(data: &[u8]) {
     let client = first & 1 == 1;
     let piece = 1 + usize::from(first >> 1) * 11;
     within_budget(data.len(), "protocol", || {
-        let hello = Config::hello(1 << 20);
+        let mut hello = Config::hello(1 << 20);
+        hello.capability_flags = CapabilityFlags(CapabilityFlags::ALLOCATED_MASK);
         let (mut c, peer) = if client {
             let peer = MessageTypeVariant::ServerHello(hello.clone());
             (Connection::new(Config::client(hello)), peer)
@@ -397,15 +400,17 @@ pub fn protocol(data: &[u8]) {
         let _ = c.transmit();
         c.receive(&peer);
         if client {
-            let request = TensorRequest::new(
-                "w".into(),
-                vec![],
-                Device::Cpu.into(),
-                64,
-                Default::default(),
-            );
-            c.send(1, MessageTypeVariant::TensorRequest(request))
-                .expect("a client sends a request once connected");
+            for stream in [1, 3] {
+                let request = TensorRequest::new(
+                    "w".into(),
+                    vec![],
+                    Device::Cpu.into(),
+                    64,
+                    RequestFlags::PARALLEL_OK,
+                );
+                c.send(stream, MessageTypeVariant::TensorRequest(request))
+                    .expect("a client sends a request once connected");
+            }
         }
         let len = peer.len() + rest.len();
         let drain = |c: &mut Connection| {
@@ -1352,10 +1357,15 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         // Every message of tests/message/vectors.toml, and one session of them all.
         "message" => message_seeds(),
         // The same, read by a server and by a client, in small and in large pieces.
-        "protocol" => message_seeds()
-            .into_iter()
-            .flat_map(|s| [0x00u8, 0x01, 0x40, 0x41].map(|k| [&[k][..], &s].concat()))
-            .collect(),
+        // And a parallel answer in two shards, read by the client that asked for it.
+        "protocol" => {
+            let mut seeds: Vec<Vec<u8>> = message_seeds()
+                .into_iter()
+                .flat_map(|s| [0x00u8, 0x01, 0x40, 0x41].map(|k| [&[k][..], &s].concat()))
+                .collect();
+            seeds.extend(parallel_answer().map(|s| [&[0x01u8][..], &s].concat()));
+            seeds
+        }
         // Any bytes are choices for the generated `Arbitrary` impls: the descriptor vectors
         // (and no bytes at all, every choice its first) give them a varied start.
         "round_trip" => {
@@ -1432,6 +1442,38 @@ pub fn dictionary(spec: &Spec) -> String {
 /// The messages of `tests/message/vectors.toml` (hex, with `{descriptor}` the 61-byte
 /// descriptor of the reference's conformance set), one seed each, and all of them as one
 /// session.
+/// A server's parallel answer in two shards (the reference's sharded conformance
+/// descriptors, rows 0–1 and 2–3 of a 4×4 parent) on streams 1 and 3, each with its frame and
+/// TENSOR_DATA_END; `None` without the conformance set.
+fn parallel_answer() -> Option<Vec<u8>> {
+    use hurray_runtime::structures::{
+        InterchangeMessage, MessageTypeVariant, TensorData, TensorDescriptorPayload,
+    };
+    use hurray_runtime::wire::TagValue;
+    let dir = root().join("../shared/conformance/stream/descriptors");
+    let mut out = Vec::new();
+    let shards = [
+        "sharded__0_shard0_f32_2x4_of_4x4_at_0_0.bin",
+        "sharded__1_shard1_f32_2x4_of_4x4_at_2_0.bin",
+    ];
+    for (k, (name, stream)) in shards.iter().zip([1u32, 3]).enumerate() {
+        let bytes = std::fs::read(dir.join(name)).ok()?;
+        let d = hurray_runtime::descriptor::read(&bytes, &hurray_runtime::ReaderConfig::new())
+            .ok()?
+            .view()
+            .owned();
+        let head = TensorDescriptorPayload::new(d, 32, k as u32, 2);
+        for m in [
+            MessageTypeVariant::TensorDescriptor(head),
+            MessageTypeVariant::TensorData(TensorData::new(0, vec![0; 32])),
+            MessageTypeVariant::TensorDataEnd,
+        ] {
+            InterchangeMessage::new(TagValue::from_raw(m.tag()), stream, m).encode(&mut out);
+        }
+    }
+    Some(out)
+}
+
 fn message_seeds() -> Vec<Vec<u8>> {
     let text =
         std::fs::read_to_string(root().join("tests/message/vectors.toml")).unwrap_or_default();

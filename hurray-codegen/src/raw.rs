@@ -169,6 +169,10 @@ pub struct Space {
     /// `[space.default]`: the generic rule of each rule choice of the space's role, which a
     /// value that names no rule of its own for the choice takes.
     pub default: Option<S<SpaceDefault>>,
+    /// The value that stands where the format leaves this space's value unsaid (an empty
+    /// list of memory classes means STANDARD, IX-14; a rule that names no `answer` is
+    /// answered with INVALID_MESSAGE, RES-69): a tag's name.
+    pub default_tag: Option<S<String>>,
 }
 
 /// `[space.default]` of a tag space: the generic rules of its role's rule choices (layout:

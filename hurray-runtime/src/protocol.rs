@@ -699,7 +699,7 @@ impl Connection {
         let answer = e
             .rule()
             .and_then(Rule::answer)
-            .map_or(ErrorCode::InvalidMessage.value(), |(_, v)| v);
+            .map_or(ErrorCode::DEFAULT.value(), |(_, v)| v);
         let open = matches!(self.phase, Phase::Open { .. });
         let mut answered = None;
         // An answer goes on the message's stream; the HELLO exchange is the server's to
@@ -1582,7 +1582,7 @@ impl Connection {
             }
             let class = h.memory_class().raw();
             let listed = if client.supported_memory_classes.is_empty() {
-                class == MemoryClass::Standard.value()
+                class == MemoryClass::DEFAULT.value()
             } else {
                 client
                     .supported_memory_classes

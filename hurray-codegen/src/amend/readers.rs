@@ -359,6 +359,10 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
         c.rule(item.clone(), "reject.invalid", s.axis, s.reject.invalid);
         c.rule(item.clone(), "reject.unknown", s.axis, s.reject.unknown);
         c.rule(item.clone(), "reject.private", s.axis, s.reject.private);
+        if let Some(i) = s.default_tag {
+            let name = s.tags[i].name.clone();
+            c.push(item.clone(), "default_tag", s.axis, FactKind::Shape, name);
+        }
         for (key, rule) in default_rules(s) {
             c.rule(item.clone(), &format!("default {key}"), s.axis, rule);
         }

@@ -231,6 +231,12 @@ fn tags(spec: &Spec) -> String {
         if let Some(default) = render::space_default_markdown(spec, space) {
             page.paragraph(default);
         }
+        if let Some(i) = space.default_tag {
+            page.paragraph(format!(
+                "Where the format leaves the value unsaid, it is `{}` (`default_tag`).",
+                space.tags[i].name
+            ));
+        }
         page.table(&["Range", "Kind", "Tier", "Note"]);
         for r in &space.ranges {
             let tier = match r.kind {

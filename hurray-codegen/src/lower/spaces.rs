@@ -62,6 +62,21 @@ impl Lower<'_> {
                 }
             }
             let resolutions = self.resolution_refs(file, &sp0.resolution);
+            let default_tag = sp0.default_tag.as_ref().and_then(|name| {
+                let found = tags.iter().position(|t| t.name == *name.get_ref());
+                if found.is_none() {
+                    self.err(
+                        &lints::UNKNOWN_REFERENCE,
+                        span(file, name),
+                        format!(
+                            "`default_tag`: no tag `{}` in space `{space_name}`",
+                            name.get_ref()
+                        ),
+                        "name a tag the space allocates",
+                    );
+                }
+                found
+            });
             out.push(width.map(|width| TagSpace {
                 name: space_name,
                 title: sp0.title.get_ref().clone(),
@@ -71,6 +86,7 @@ impl Lower<'_> {
                 tags,
                 reject,
                 default,
+                default_tag,
                 resolutions,
                 dispatch: None,
                 span: span(file, &t.space),

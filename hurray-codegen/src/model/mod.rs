@@ -356,6 +356,9 @@ pub struct TagSpace {
     pub reject: RejectRules,
     /// The generic rules of the role's rule choices (`[space.default]`).
     pub default: SpaceDefault,
+    /// The value that stands where the format leaves the space's value unsaid
+    /// (`default_tag`): an index into `tags`.
+    pub default_tag: Option<usize>,
     pub resolutions: Vec<ResolutionId>,
     /// For a space some field dispatches on: what its values select (the analysis pass).
     pub dispatch: Option<shape::DispatchShape>,

@@ -355,6 +355,14 @@ pub fn tags(spec: &Spec) -> TokenStream {
             })
             .collect();
         let extra = tag_attr_methods(spec, id);
+        let default_tag = tag_space.default_tag.map(|i| {
+            let v = &variants[i];
+            let d = doc(&format!(
+                "The value that stands where the format leaves a `{}` unsaid (`default_tag`).",
+                tag_space.name
+            ));
+            quote!(#d pub const DEFAULT: Self = Self::#v;)
+        });
         let tydoc = format!(
             " {} tag space (`{}`).",
             doc_escape(&tag_space.title),
@@ -377,6 +385,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
             impl #ty {
                 /// Every range of the space: `(from, to, kind, note)`.
                 pub const RANGES: &'static [(u32, u32, &'static str, &'static str)] = &[#(#ranges_doc),*];
+                #default_tag
                 #extra
             }
 
