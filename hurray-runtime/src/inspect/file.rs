@@ -80,13 +80,8 @@ pub(super) fn inspect(
     let truncated = error.as_ref().is_some_and(|e| e.rule() == Some(Rule::F38));
     let plan = plan(bytes, config, truncated);
     let mut w = Walker::new(bytes, sink, config, error.as_ref());
-    let why = match show(&mut w, bytes, &plan) {
-        Ok(()) => "no part of the file locates these bytes".to_string(),
-        Err(Stop) => w
-            .take_stopped()
-            .unwrap_or_else(|| "not interpreted: the walk stopped before".to_string()),
-    };
-    w.finish(len, &why);
+    let shown = show(&mut w, bytes, &plan);
+    w.conclude(len, shown, "no part of the file locates these bytes");
     Inspection {
         input: Input::File,
         len,

@@ -82,16 +82,12 @@ pub fn descriptor(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) -> I
     let len = bytes.len() as u64;
     let mut w = Walker::new(bytes, sink, config, error.as_ref());
     let mut r = Cursor::new(bytes, 0);
-    let walked = walk_root(&mut w, &mut r, "");
-    let why = match walked {
-        Ok(_) => {
-            "after the descriptor: its descriptor_length ends before the input does".to_string()
-        }
-        Err(Stop) => w
-            .take_stopped()
-            .unwrap_or_else(|| "not interpreted: the walk stopped before".to_string()),
-    };
-    w.finish(len, &why);
+    let walked = walk_root(&mut w, &mut r, "").map(|_| ());
+    w.conclude(
+        len,
+        walked,
+        "after the descriptor: its descriptor_length ends before the input does",
+    );
     Inspection {
         input: Input::Descriptor,
         len,

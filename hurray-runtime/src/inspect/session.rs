@@ -46,13 +46,7 @@ pub(super) fn inspect(bytes: &[u8], config: &ReaderConfig, sink: &mut dyn Sink) 
         }
         Ok::<(), Stop>(())
     })();
-    let why = match shown {
-        Ok(()) => "after the session's last message".to_string(),
-        Err(Stop) => w
-            .take_stopped()
-            .unwrap_or_else(|| "not interpreted: the walk stopped before".to_string()),
-    };
-    w.finish(len, &why);
+    w.conclude(len, shown, "after the session's last message");
     Inspection {
         input: Input::Session,
         len,

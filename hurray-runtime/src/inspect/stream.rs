@@ -24,13 +24,7 @@ pub(super) fn inspect(
         }
         Ok::<(), Stop>(())
     })();
-    let why = match shown {
-        Ok(()) => "no tensor of the stream locates these bytes".to_string(),
-        Err(Stop) => w
-            .take_stopped()
-            .unwrap_or_else(|| "not interpreted: the walk stopped before".to_string()),
-    };
-    w.finish(len, &why);
+    w.conclude(len, shown, "no tensor of the stream locates these bytes");
     Inspection {
         input: Input::Stream,
         len,

@@ -975,6 +975,18 @@ impl<'a, 's> Walker<'a, 's> {
         self.emit(a)
     }
 
+    /// End a walk that `shown` tells how it went: [`Self::finish`] with `unlocated` for the
+    /// bytes after a walk that completed, else why it stopped.
+    pub fn conclude(&mut self, end: u64, shown: Result<(), Stop>, unlocated: &str) {
+        let why = match shown {
+            Ok(()) => unlocated.to_string(),
+            Err(Stop) => self
+                .take_stopped()
+                .unwrap_or_else(|| "not interpreted: the walk stopped before".to_string()),
+        };
+        self.finish(end, &why);
+    }
+
     /// End the walk at `end` (the input's end): close every open structure, and annotate
     /// what no range covers as unread with `why` (or, after the range a rejection names, as
     /// not interpreted). A rejection whose byte no range holds — one past the end of the
