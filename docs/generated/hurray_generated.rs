@@ -5408,13 +5408,13 @@ pub mod rules {
                 Rule::Ix4 => EnforcedBy::Table,
                 Rule::Ix5 => EnforcedBy::Table,
                 Rule::Ix6 => EnforcedBy::Table,
-                Rule::Ix7 => EnforcedBy::Pending,
+                Rule::Ix7 => EnforcedBy::Writer,
                 Rule::Ix8 => EnforcedBy::Runtime,
                 Rule::Ix9 => EnforcedBy::Runtime,
                 Rule::Ix10 => EnforcedBy::Runtime,
                 Rule::Ix11 => EnforcedBy::Runtime,
                 Rule::Ix12 => EnforcedBy::Runtime,
-                Rule::Ix13 => EnforcedBy::Pending,
+                Rule::Ix13 => EnforcedBy::Table,
                 Rule::Ix14 => EnforcedBy::Runtime,
                 Rule::Ix15 => EnforcedBy::Pending,
                 Rule::Ix16 => EnforcedBy::Runtime,
@@ -5435,7 +5435,7 @@ pub mod rules {
                 Rule::Ix31 => EnforcedBy::Pending,
                 Rule::Ix32 => EnforcedBy::Pending,
                 Rule::Ix33 => EnforcedBy::Pending,
-                Rule::Ix34 => EnforcedBy::Pending,
+                Rule::Ix34 => EnforcedBy::Runtime,
                 Rule::Ix35 => EnforcedBy::Runtime,
                 Rule::Ix36 => EnforcedBy::Runtime,
                 Rule::Ix37 => EnforcedBy::Runtime,
@@ -9355,6 +9355,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// File flags (`file_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9441,6 +9442,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// Index entry flags (`index_entry_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9505,6 +9507,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// Capability flags (`capability_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9598,6 +9601,9 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[
+            (8, 4, crate::generated::rules::Rule::Ix13),
+        ];
     }
     /// Request flags (`request_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9677,6 +9683,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// Per-tensor affine flags (`per_tensor_affine_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9741,6 +9748,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// Per-channel affine flags (`per_channel_affine_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9813,6 +9821,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// Per-block affine flags (`per_block_affine_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9885,6 +9894,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// NF4 flags (`nf4_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -9949,6 +9959,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// MXFP flags (`mxfp_flags`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -10013,6 +10024,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
     /// Statistics computed mask (`computed_mask`); every bit not listed is reserved and must be zero.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -10120,6 +10132,7 @@ pub mod flags {
         fn deprecated_mask() -> u64 {
             0
         }
+        const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[];
     }
 }
 /// Sizes, offsets, versions and placement constants.

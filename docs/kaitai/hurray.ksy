@@ -1486,6 +1486,8 @@ types:
     seq:
       - id: value
         type: u8
+        valid:
+          expr: ((_ & 8) == 0 or (_ & 4) == 4)
         doc: 'the raw bits; a bit no flag allocates is reported, not rejected (MSG-4)'
     instances:
       transcoding:

@@ -496,6 +496,20 @@ pub struct Bit {
     /// Resolution ids (`RES-n`) that govern the bit: one id or a list.
     #[cfg_attr(feature = "schema", schemars(with = "Option<shape::ResolutionIds>"))]
     pub resolution: Option<S<toml::Value>>,
+    /// Bits of the same set this bit is only valid with, and the rule a set that has this
+    /// bit without them breaks: `{ bits = ["RDMA_DATA_PLANE"], rule = "IX-13" }`.
+    pub requires: Option<S<Requires>>,
+}
+
+/// `requires` of a flag bit.
+#[derive(Clone, Debug, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    /// The names of the bits that must be set with it.
+    pub bits: S<Vec<S<String>>>,
+    /// The rule a set with the bit and without one of them breaks.
+    pub rule: S<String>,
 }
 
 /// `structures/*.toml`: structures field by field, and the placement arithmetic.

@@ -522,9 +522,23 @@ impl<'c> Ctx<'c> {
         Ok(())
     }
 
-    /// Check flags: every set bit allocated, known to the reader, not newer than the data.
+    /// Check flags: every set bit allocated, known to the reader, not newer than the data,
+    /// and set with the bits it requires.
     #[inline]
     pub fn flags<F: FlagSet>(&mut self, f: F, offset: u64) -> Result<(), Error> {
+        for &(bit, needs, rule) in F::REQUIRES {
+            if f.bits() & bit != 0 && f.bits() & needs != needs {
+                self.violation(
+                    rule,
+                    offset,
+                    format_args!(
+                        "{} sets bit(s) {bit:#x} without bit(s) {:#x}, which they require",
+                        F::NAME,
+                        needs & !f.bits()
+                    ),
+                )?;
+            }
+        }
         // Bits allocated at the acting version are known to the reader and to the data.
         if f.bits() & !F::known_at(self.acting(F::AXIS)) == 0 {
             return Ok(());

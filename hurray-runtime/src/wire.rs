@@ -358,6 +358,9 @@ pub trait FlagSet: sealed::Sealed + Copy + fmt::Debug + PartialEq + Eq + 'static
     fn bit_since(bit: u32) -> Option<Version>;
     /// Bits deprecated with a non-deprecated equivalent (W3).
     fn deprecated_mask() -> u64;
+    /// Bits only valid with others (`requires` in the tables): `(bit, the bits it needs, the
+    /// rule a set with the bit and without them breaks)`.
+    const REQUIRES: &'static [(u64, u64, Rule)];
     /// Whether every bit of `other` is set.
     fn contains(self, other: Self) -> bool {
         self.bits() & other.bits() == other.bits()

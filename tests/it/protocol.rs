@@ -597,7 +597,7 @@ fn an_oversized_payload_is_passed_over_not_kept() {
 /// A connection sends nothing its peer would only report (IX-12, IX-16; RES-57, RES-59,
 /// RES-60): its own HELLO with a capability bit this version does not define is refused
 /// (and the connection ends before a byte is sent), and so is an ERROR with a code nobody
-/// allocated or a HELLO listing a reserved device tag.
+/// allocated or a HELLO listing a reserved device tag; nor a message of type 0xFF (IX-7).
 #[test]
 fn a_connection_sends_nothing_a_reader_only_reports() {
     use hurray_runtime::flags::CapabilityFlags;
@@ -634,5 +634,11 @@ fn a_connection_sends_nothing_a_reader_only_reports() {
         .send(1, MessageTypeVariant::Error(error))
         .unwrap_err();
     assert_eq!(rule_id(&e), "MSG-3");
+    assert!(client.transmit().is_empty());
+    // Message type 0xFF is never sent (IX-7): read back, it is invalid (IX-5).
+    let e = client
+        .send(1, MessageTypeVariant::Opaque(0xFF, vec![1, 2]))
+        .unwrap_err();
+    assert_eq!(rule_id(&e), "IX-5");
     assert!(client.transmit().is_empty());
 }

@@ -148,6 +148,11 @@ fn rule_axes(spec: &Spec) -> BTreeMap<RuleId, AxisId> {
     }
     for f in &spec.flag_sets {
         bind(f.rule, f.axis);
+        for b in &f.bits {
+            if let Some(r) = &b.requires {
+                bind(r.rule, f.axis);
+            }
+        }
     }
     for st in &spec.structures {
         if let Framing::LengthPrefixed { rule, .. } = st.framing {
@@ -256,7 +261,7 @@ fn tag_rules(s: &TagSpace, t: &Tag) -> Vec<(&'static str, RuleId)> {
 pub fn key_kind(key: &str) -> String {
     let words: Vec<&str> = key.split(' ').collect();
     match words.as_slice() {
-        [first @ ("tag" | "range" | "field"), _, rest @ ..] => std::iter::once(*first)
+        [first @ ("tag" | "range" | "field" | "bit"), _, rest @ ..] => std::iter::once(*first)
             .chain(rest.iter().copied())
             .collect::<Vec<_>>()
             .join(" "),
@@ -412,7 +417,20 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             FactKind::Shape,
             unknown,
         );
-        c.rule(item, "rule", f.axis, f.rule);
+        c.rule(item.clone(), "rule", f.axis, f.rule);
+        for b in &f.bits {
+            if let Some(r) = &b.requires {
+                let needs: Vec<&str> = r
+                    .bits
+                    .iter()
+                    .filter_map(|n| f.bits.iter().find(|x| x.bit == *n))
+                    .map(|x| x.name.as_str())
+                    .collect();
+                let k = format!("bit {} requires", b.name);
+                c.push(item.clone(), &k, f.axis, FactKind::Shape, needs.join(","));
+                c.rule(item.clone(), &format!("{k}.rule"), f.axis, r.rule);
+            }
+        }
     }
     for st in &spec.structures {
         let item = format!("structure {}", st.name);

@@ -291,11 +291,25 @@ fn flags(spec: &Spec) -> String {
         ));
         page.table(&["Bit", "Mask", "Name", "Meaning", "Since", "Gates"]);
         for b in &set.bits {
+            let mut meaning = b.title.clone();
+            if let Some(r) = &b.requires {
+                let needs: Vec<String> = r
+                    .bits
+                    .iter()
+                    .filter_map(|n| set.bits.iter().find(|x| x.bit == *n))
+                    .map(|x| format!("`{}`", x.name))
+                    .collect();
+                meaning.push_str(&format!(
+                    "; only with {} ({})",
+                    needs.join(", "),
+                    spec.rule(r.rule).id
+                ));
+            }
             page.row([
                 b.bit.to_string(),
                 format!("`{:#x}`", 1u64 << b.bit),
                 format!("`{}`", b.name),
-                cell(&b.title),
+                cell(&meaning),
                 axis.show(b.since),
                 gated_parts(spec, id, b.bit),
             ]);

@@ -78,9 +78,43 @@ impl Lower<'_> {
                         since,
                         deprecated,
                         resolutions,
+                        requires: None,
                         span: bsp,
                         name_span: span(file, &b0.name),
                     });
+                }
+                // `requires` names bits of the same set: resolved once every bit is known.
+                for (k, b) in f0.bit.iter().enumerate() {
+                    let Some(r) = &b.get_ref().requires else {
+                        continue;
+                    };
+                    let r0 = r.get_ref();
+                    let rule = self.rule_ref(file, &r0.rule);
+                    let mut needed = Vec::new();
+                    for name in r0.bits.get_ref() {
+                        match bits.iter().find(|x| &x.name == name.get_ref()) {
+                            Some(x) if x.name != bits[k].name => needed.push(x.bit),
+                            Some(_) => self.err(
+                                &lints::BAD_VALUE,
+                                span(file, name),
+                                format!("bit `{}` requires itself", name.get_ref()),
+                                "name the other bits it is only valid with",
+                            ),
+                            None => self.err(
+                                &lints::UNKNOWN_REFERENCE,
+                                span(file, name),
+                                format!(
+                                    "`requires`: no bit `{}` in flag set `{}`",
+                                    name.get_ref(),
+                                    f0.name.get_ref()
+                                ),
+                                "name a bit the set allocates",
+                            ),
+                        }
+                    }
+                    if let Some(bit) = bits.get_mut(k) {
+                        bit.requires = Some(Requires { bits: needed, rule });
+                    }
                 }
                 let resolutions = self.resolution_refs(file, &f0.resolution);
                 let (Some(width), Some(unknown_bits)) = (width, unknown_bits) else {

@@ -677,8 +677,25 @@ pub struct Bit {
     pub since: Version,
     pub deprecated: Option<Deprecation>,
     pub resolutions: Vec<ResolutionId>,
+    /// The bits this one is only valid with (`requires`).
+    pub requires: Option<Requires>,
     pub span: Span,
     pub name_span: Span,
+}
+
+/// The bits a flag bit is only valid with, and the rule a set without them breaks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Requires {
+    /// Bit indices of the same set.
+    pub bits: Vec<u32>,
+    pub rule: RuleId,
+}
+
+impl Requires {
+    /// The mask of the required bits.
+    pub fn mask(&self) -> u64 {
+        self.bits.iter().fold(0, |m, b| m | 1u64 << b)
+    }
 }
 
 /// How a structure's end is known.

@@ -316,6 +316,13 @@ fn check_expr(
     }
 }
 
+/// The expression over `value` that holds when bit `bit` is clear or every bit of `needs`
+/// is set (a bit's `requires`).
+pub(super) fn requires(bit: u32, needs: u64, value: &str) -> String {
+    let (b, n) = (int(i128::from(1u64 << bit)), int(i128::from(needs)));
+    format!("(({value} & {b}) == 0 or ({value} & {n}) == {n})")
+}
+
 /// The mask of the bits a flag set does not allocate, as the expression over `value` that
 /// holds when none of them is set.
 pub(super) fn no_unknown_bits(set: &FlagSet, value: &str) -> Option<String> {

@@ -953,10 +953,25 @@ impl Kaitai<'_> {
         let mut value = Node::map()
             .with("id", Node::str(FLAGS_VALUE))
             .with("type", Node::str(primitive(set.width.prim())));
-        // Unknown bits are rejected unless their rule only warns (an advertisement, RES-59).
+        // Unknown bits are rejected unless their rule only warns (an advertisement, RES-59),
+        // and so is a bit set without the bits it requires, where that rule rejects.
         let warns = self.spec.rule(set.rule).action == Action::Warn;
+        let mut tests: Vec<String> = Vec::new();
         if !warns && let Some(test) = expr::no_unknown_bits(set, "_") {
-            value.set("valid", Node::map().with("expr", Node::str(test)));
+            tests.push(test);
+        }
+        for b in &set.bits {
+            if let Some(r) = &b.requires
+                && self.spec.rule(r.rule).action != Action::Warn
+            {
+                tests.push(expr::requires(b.bit, r.mask(), "_"));
+            }
+        }
+        if !tests.is_empty() {
+            value.set(
+                "valid",
+                Node::map().with("expr", Node::str(tests.join(" and "))),
+            );
         }
         value.set(
             "doc",

@@ -948,6 +948,17 @@ pub fn flags(spec: &Spec) -> TokenStream {
             })
             .fold(0, |m, b| m | (1 << b.bit));
         let dep_mask = Literal::u64_unsuffixed(dep_mask);
+        let requires: Vec<_> = flag_set
+            .bits
+            .iter()
+            .filter_map(|b| {
+                let r = b.requires.as_ref()?;
+                let bit = Literal::u64_unsuffixed(1u64 << b.bit);
+                let needs = Literal::u64_unsuffixed(r.mask());
+                let rule = rule_path(spec, r.rule);
+                Some(quote!((#bit, #needs, #rule)))
+            })
+            .collect();
         let tydoc = format!(
             " {} (`{}`); every bit not listed is reserved and must be zero.",
             doc_escape(&flag_set.title),
@@ -1004,6 +1015,7 @@ pub fn flags(spec: &Spec) -> TokenStream {
                 fn bit_name(bit: u32) -> Option<&'static str> { match bit { #(#name_arms)* _ => None } }
                 fn bit_since(bit: u32) -> Option<crate::version::Version> { match bit { #(#since_arms)* _ => None } }
                 fn deprecated_mask() -> u64 { #dep_mask }
+                const REQUIRES: &'static [(u64, u64, crate::generated::rules::Rule)] = &[#(#requires),*];
             }
         });
     }
