@@ -6287,6 +6287,33 @@ pub mod tags {
         /// Absolute byte offset of the field holding the index.
         pub at: u64,
     }
+    /// Which side of a connection sends a `message_type` (its `sender` in the spec).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    #[non_exhaustive]
+    pub enum MessageTypeSender {
+        /// `client`: The client (it opens the connection and every stream).
+        Client,
+        /// `server`: The server.
+        Server,
+        /// `either`: Either side.
+        Either,
+        /// `source`: The side that sends the tensor's bytes: the server answering a request, the client pushing (the source owner).
+        Source,
+        /// `destination`: The side that receives the tensor's bytes (the destination owner).
+        Destination,
+    }
+    impl MessageTypeSender {
+        /// The word the spec writes (`client`, `source`, …).
+        pub fn word(self) -> &'static str {
+            match self {
+                MessageTypeSender::Client => "client",
+                MessageTypeSender::Server => "server",
+                MessageTypeSender::Either => "either",
+                MessageTypeSender::Source => "source",
+                MessageTypeSender::Destination => "destination",
+            }
+        }
+    }
     /// Block-table index type tag space (`block_table_index_type`).
     ///
     /// A minor spec release allocates new values (CD2), so a `match` outside this crate needs a wildcard arm; a value this build does not know stays reachable as the raw tag of its [`TagValue`](crate::wire::TagValue).
@@ -8676,6 +8703,24 @@ pub mod tags {
                 "reserved for future versions of the protocol (RES-56)",
             ),
         ];
+        /// Which side of a connection sends a message of this type (`sender`).
+        pub fn sender(self) -> MessageTypeSender {
+            match self {
+                MessageType::ClientHello => MessageTypeSender::Client,
+                MessageType::ServerHello => MessageTypeSender::Server,
+                MessageType::TensorRequest => MessageTypeSender::Client,
+                MessageType::TensorDescriptor => MessageTypeSender::Source,
+                MessageType::TensorData => MessageTypeSender::Source,
+                MessageType::TensorDataEnd => MessageTypeSender::Source,
+                MessageType::TensorPut => MessageTypeSender::Client,
+                MessageType::TensorPutAck => MessageTypeSender::Server,
+                MessageType::Error => MessageTypeSender::Either,
+                MessageType::Ping => MessageTypeSender::Either,
+                MessageType::Pong => MessageTypeSender::Either,
+                MessageType::RdmaRegister => MessageTypeSender::Either,
+                MessageType::RdmaReady => MessageTypeSender::Destination,
+            }
+        }
     }
     impl crate::wire::sealed::Sealed for MessageType {}
     impl crate::wire::TagSpace for MessageType {

@@ -2007,61 +2007,67 @@ enums:
       id: client_hello
       doc: |-
         CLIENT_HELLO: the client's protocol version, limits, capabilities and lists (client → server, first on every connection)
-        structure `hello`
+        structure `hello`; sent by: client
     0x00000002:
       id: server_hello
       doc: |-
         SERVER_HELLO: the version the server will use, its limits, capabilities and lists (server → client)
-        structure `hello`
+        structure `hello`; sent by: server
     0x00000003:
       id: tensor_request
       doc: |-
         TENSOR_REQUEST: a tensor by key, with layout and device preferences (client → server)
-        structure `tensor_request`
+        structure `tensor_request`; sent by: client
     0x00000004:
       id: tensor_descriptor
       doc: |-
         TENSOR_DESCRIPTOR: a tensor's descriptor and the transfer's totals (sender → receiver)
-        structure `tensor_descriptor_payload`
+        structure `tensor_descriptor_payload`; sent by: source
     0x00000005:
       id: tensor_data
       doc: |-
         TENSOR_DATA: a frame of a tensor's data bytes (sender → receiver)
-        structure `tensor_data`
+        structure `tensor_data`; sent by: source
     0x00000006:
       id: tensor_data_end
-      doc: 'TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)'
+      doc: |-
+        TENSOR_DATA_END: every data byte of the tensor or shard was sent (empty payload)
+        sent by: source
     0x00000007:
       id: tensor_put
       doc: |-
         TENSOR_PUT: a client push: key, descriptor and data total (client → server)
-        structure `tensor_put`
+        structure `tensor_put`; sent by: client
     0x00000008:
       id: tensor_put_ack
-      doc: 'TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)'
+      doc: |-
+        TENSOR_PUT_ACK: the pushed tensor was received and accepted (empty payload)
+        sent by: server
     0x00000009:
       id: error
       doc: |-
         ERROR: an error code and a message; the stream ends (either direction)
-        structure `error_payload`
+        structure `error_payload`; sent by: either
     0x0000000a:
       id: ping
       doc: |-
         PING: keepalive request; opaque payload the PONG echoes (RES-58)
-        structure `keepalive`
+        structure `keepalive`; sent by: either
     0x0000000b:
       id: pong
       doc: |-
         PONG: keepalive response, echoing the PING's payload (RES-58)
-        structure `keepalive`
+        structure `keepalive`; sent by: either
     0x0000000c:
       id: rdma_register
       doc: |-
         RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)
-        structure `rdma_register`
+        structure `rdma_register`; sent by: either
     0x0000000d:
       id: rdma_ready
-      doc: 'RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)'
+      doc: |-
+        RDMA_READY: the destination owner processed the registrations; the RDMA operation may start (empty payload)
+        sent by: destination
   scheme:
     0x01:
       id: per_tensor_affine

@@ -405,6 +405,9 @@ pub struct Tag {
     pub combine_op_rule: Option<S<String>>,
     /// (block_table_index_type) The byte width of one index.
     pub index_bytes: Option<S<i64>>,
+    /// (message_type) Which side sends it: `client`, `server`, `either`, `source` (the side
+    /// that sends the tensor's bytes) or `destination` (the side that receives them).
+    pub sender: Option<S<String>>,
 }
 
 impl Tag {

@@ -98,7 +98,9 @@ fn identity(spec: &Spec, t: &Tag) -> String {
             parts.push(format!("legal_with={}", legal_with.join(",")))
         }
         TagAttrs::IndexType { bytes } => parts.push(format!("index_bytes={bytes}")),
-        TagAttrs::CompositionRule { .. } | TagAttrs::None => {}
+        // Who sends a message type is a reader fact (`tag N sender`), not its identity: the
+        // identities were released before the key existed.
+        TagAttrs::CompositionRule { .. } | TagAttrs::MessageType { .. } | TagAttrs::None => {}
     }
     parts.join("; ")
 }
@@ -236,6 +238,7 @@ fn attributes_markdown(spec: &Spec, t: &Tag) -> String {
             spec,
             &[("combine_op_rule", Some(*combine_op_rule))],
         )),
+        TagAttrs::MessageType { sender } => parts.push(format!("sent by: {}", sender.word())),
         TagAttrs::None => {}
     }
     parts.join("; ")

@@ -71,7 +71,7 @@ use crate::structures::{
     LayoutVariantView, MessageTypeVariant, MessageTypeVariantView, TensorData,
     TensorDescriptorPayload, TensorDescriptorPayloadView, TensorPut,
 };
-use crate::tags::{ErrorCode, MemoryClass, MessageType};
+use crate::tags::{ErrorCode, MemoryClass, MessageType, MessageTypeSender};
 use crate::wire::{TagClass, TagSpace, TagValue};
 
 /// Which side of the connection a [`Connection`] is.
@@ -859,14 +859,14 @@ impl Connection {
         let at = m.offset();
         let id = m.stream_id();
         let payload = m.payload();
+        // Whether `from` is a side the tables say sends this message type.
+        let by_sender = known_type(payload).is_none_or(|t| sends(t, from, None));
         // The HELLO exchange (ORD-14, IX-8…IX-11, MSG-10, RES-63, RES-64).
         match (&mut self.phase, payload) {
             (Phase::Closed, _) => {
                 return Err(Error::new(Rule::Msg9, at, "the connection is over"));
             }
-            (Phase::Hello { client, .. }, MessageTypeVariantView::ClientHello(h))
-                if from == Role::Client =>
-            {
+            (Phase::Hello { client, .. }, MessageTypeVariantView::ClientHello(h)) if by_sender => {
                 if *client {
                     return Err(Error::new(Rule::Ord14, at, "a second CLIENT_HELLO"));
                 }
@@ -877,7 +877,7 @@ impl Connection {
                 return Ok(Effect::None);
             }
             (Phase::Hello { client, version }, MessageTypeVariantView::ServerHello(h))
-                if from == Role::Server =>
+                if by_sender =>
             {
                 if !*client || version.is_some() {
                     return Err(Error::new(
@@ -1022,6 +1022,20 @@ impl Connection {
         at: u64,
     ) -> Result<Effect, Error> {
         let out_of_place = |what: &str| Error::new(Rule::Msg9, at, format!("{what} (RES-63)"));
+        let wrong_side = |t: MessageType| {
+            out_of_place(&format!(
+                "a {} from the {}, which its `sender` in the tables says the {} sends",
+                t.name(),
+                side(from),
+                t.sender().word()
+            ))
+        };
+        let kind_of_message = known_type(payload);
+        if let Some(t) = kind_of_message
+            && !sends(t, from, None)
+        {
+            return Err(wrong_side(t));
+        }
         match payload {
             MessageTypeVariantView::Ping(_) | MessageTypeVariantView::Pong(_) => {
                 return Ok(Effect::None);
@@ -1037,9 +1051,6 @@ impl Connection {
                 return Ok(Effect::Ended);
             }
             MessageTypeVariantView::TensorRequest(r) => {
-                if from != Role::Client {
-                    return Err(out_of_place("a TENSOR_REQUEST from the server"));
-                }
                 if self.streams.contains_key(&id) {
                     return Err(out_of_place(&format!(
                         "a TENSOR_REQUEST on stream {id}, which is open"
@@ -1060,9 +1071,6 @@ impl Connection {
                 return Ok(Effect::None);
             }
             MessageTypeVariantView::TensorPut(p) => {
-                if from != Role::Client {
-                    return Err(out_of_place("a TENSOR_PUT from the server"));
-                }
                 if self.streams.contains_key(&id) {
                     return Err(out_of_place(&format!(
                         "a TENSOR_PUT on stream {id}, which is open"
@@ -1103,14 +1111,17 @@ impl Connection {
         };
         let (kind, state) = (s.kind, s.state);
         let sender = kind.data_sender();
+        // A source's or destination's message, from the other side of this exchange.
+        if let Some(t) = kind_of_message
+            && !sends(t, from, Some(kind))
+        {
+            return Err(wrong_side(t));
+        }
         match (payload, state) {
             (MessageTypeVariantView::TensorDescriptor(p), State::AwaitDescriptor) => {
                 let Kind::Request { device, offer } = kind else {
                     unreachable!("only a request waits for a descriptor");
                 };
-                if from != sender {
-                    return Err(out_of_place("a TENSOR_DESCRIPTOR from the client"));
-                }
                 let d = p.descriptor();
                 let total = p.total_data_bytes();
                 if let LayoutVariantView::Composite(_) = d.layout_fields()
@@ -1167,14 +1178,12 @@ impl Connection {
                 }
                 Ok(Effect::None)
             }
-            (MessageTypeVariantView::TensorData(_), State::AwaitDescriptor) if from == sender => {
-                Err(Error::new(
-                    Rule::Ord4,
-                    at,
-                    "a TENSOR_DATA frame before its tensor's TENSOR_DESCRIPTOR",
-                ))
-            }
-            (MessageTypeVariantView::TensorData(f), State::Transfer(mut t)) if from == sender => {
+            (MessageTypeVariantView::TensorData(_), State::AwaitDescriptor) => Err(Error::new(
+                Rule::Ord4,
+                at,
+                "a TENSOR_DATA frame before its tensor's TENSOR_DESCRIPTOR",
+            )),
+            (MessageTypeVariantView::TensorData(f), State::Transfer(mut t)) => {
                 let len = f.data().len() as u64;
                 let offset = f.byte_offset_in_buffer();
                 let at_offset = f.byte_offset_in_buffer_at();
@@ -1218,14 +1227,12 @@ impl Connection {
                 self.set_state(id, State::Transfer(t));
                 Ok(Effect::None)
             }
-            (MessageTypeVariantView::TensorDataEnd, State::AwaitDescriptor) if from == sender => {
-                Err(Error::new(
-                    Rule::Ord1,
-                    at,
-                    "a TENSOR_DATA_END before its tensor's TENSOR_DESCRIPTOR",
-                ))
-            }
-            (MessageTypeVariantView::TensorDataEnd, State::Transfer(t)) if from == sender => {
+            (MessageTypeVariantView::TensorDataEnd, State::AwaitDescriptor) => Err(Error::new(
+                Rule::Ord1,
+                at,
+                "a TENSOR_DATA_END before its tensor's TENSOR_DESCRIPTOR",
+            )),
+            (MessageTypeVariantView::TensorDataEnd, State::Transfer(t)) => {
                 match t.path {
                     Path::Rdma { ready: false, .. } => {
                         return Err(Error::new(
@@ -1273,17 +1280,15 @@ impl Connection {
                     }
                 }
             }
-            (MessageTypeVariantView::TensorPutAck, State::AwaitAck) if from == Role::Server => {
+            (MessageTypeVariantView::TensorPutAck, State::AwaitAck) => {
                 self.end_stream(id);
                 Ok(Effect::Completed)
             }
-            (MessageTypeVariantView::TensorPutAck, State::Transfer(_)) if from == Role::Server => {
-                Err(Error::new(
-                    Rule::Ix81,
-                    at,
-                    "a TENSOR_PUT_ACK before the pushed tensor's TENSOR_DATA_END",
-                ))
-            }
+            (MessageTypeVariantView::TensorPutAck, State::Transfer(_)) => Err(Error::new(
+                Rule::Ix81,
+                at,
+                "a TENSOR_PUT_ACK before the pushed tensor's TENSOR_DATA_END",
+            )),
             (MessageTypeVariantView::RdmaRegister(_), State::AwaitDescriptor) if from == sender => {
                 Err(Error::new(
                     Rule::Ix68,
@@ -1369,33 +1374,28 @@ impl Connection {
                 self.set_state(id, State::Transfer(t));
                 Ok(Effect::None)
             }
-            (MessageTypeVariantView::RdmaReady, State::Transfer(mut t)) if from != sender => {
-                match t.path {
-                    Path::Rdma {
+            (MessageTypeVariantView::RdmaReady, State::Transfer(mut t)) => match t.path {
+                Path::Rdma {
+                    destination,
+                    ready: false,
+                } => {
+                    t.path = Path::Rdma {
                         destination,
-                        ready: false,
-                    } => {
-                        t.path = Path::Rdma {
-                            destination,
-                            ready: true,
-                        };
-                        self.set_state(id, State::Transfer(t));
-                        Ok(Effect::None)
-                    }
-                    Path::Open | Path::Frames | Path::Rdma { ready: true, .. } => Err(Error::new(
-                        Rule::Ord11,
-                        at,
-                        "an RDMA_READY that follows no source RDMA_REGISTER, or a second one",
-                    )),
+                        ready: true,
+                    };
+                    self.set_state(id, State::Transfer(t));
+                    Ok(Effect::None)
                 }
-            }
+                Path::Open | Path::Frames | Path::Rdma { ready: true, .. } => Err(Error::new(
+                    Rule::Ord11,
+                    at,
+                    "an RDMA_READY that follows no source RDMA_REGISTER, or a second one",
+                )),
+            },
             _ => Err(out_of_place(&format!(
                 "a {} from the {} where stream {id} does not expect it",
                 message_name(payload),
-                match from {
-                    Role::Client => "client",
-                    Role::Server => "server",
-                }
+                side(from)
             ))),
         }
     }
@@ -1662,6 +1662,35 @@ fn check_total(d: &DescriptorView<'_>, total: u64, total_at: u64) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+/// The message's type, when the tables allocate it (not a private or unknown one).
+fn known_type(p: &MessageTypeVariantView<'_>) -> Option<MessageType> {
+    match MessageType::classify(p.tag()) {
+        TagClass::Known(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// Whether `from` may send a message of type `t`: its `sender` in the tables. `source` and
+/// `destination` are relative to the stream's exchange (`kind`: whoever sends the tensor's
+/// bytes is its source); without one, either side may be.
+fn sends(t: MessageType, from: Role, kind: Option<Kind>) -> bool {
+    match t.sender() {
+        MessageTypeSender::Client => from == Role::Client,
+        MessageTypeSender::Server => from == Role::Server,
+        MessageTypeSender::Either => true,
+        MessageTypeSender::Source => kind.is_none_or(|k| from == k.data_sender()),
+        MessageTypeSender::Destination => kind.is_none_or(|k| from != k.data_sender()),
+    }
+}
+
+/// A side, in a message.
+fn side(r: Role) -> &'static str {
+    match r {
+        Role::Client => "client",
+        Role::Server => "server",
+    }
 }
 
 /// The message type's name in the tables, for messages.

@@ -322,7 +322,10 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             r.enforced_by.word().to_string(),
         );
     }
-    for (role, space) in Role::values().iter().map(|r| (*r, spec.roles.space(*r))) {
+    for (role, space) in Role::values()
+        .iter()
+        .filter_map(|r| Some((*r, spec.roles.space(*r)?)))
+    {
         let s = spec.space(space);
         c.push(
             "roles".to_string(),
@@ -392,6 +395,11 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             }
         }
         for t in &s.tags {
+            if let TagAttrs::MessageType { sender } = t.attrs {
+                let k = format!("tag {} sender", t.value);
+                let w = sender.word().to_string();
+                c.push(item.clone(), &k, s.axis, FactKind::Shape, w);
+            }
             for (key, rule) in tag_rules(s, t) {
                 let k = format!("tag {} {key}", t.value);
                 c.rule(item.clone(), &k, s.axis, rule);

@@ -41,6 +41,7 @@ fn keys(role: Option<Role>) -> &'static [&'static str] {
         Some(Role::CombineOp) => &["legal_with"],
         Some(Role::BlockTableIndexType) => &["index_bytes"],
         Some(Role::CompositionRule) => &["combine_op_rule"],
+        Some(Role::MessageType) => &["sender"],
         Some(Role::MemoryClass) | None => &[],
     }
 }
@@ -105,6 +106,7 @@ fn present(t: &raw::Tag) -> Vec<(&'static str, std::ops::Range<usize>)> {
         at("data_alias_rule", &t.data_alias_rule),
         at("padded_extent_rule", &t.padded_extent_rule),
         at("combine_op_rule", &t.combine_op_rule),
+        at("sender", &t.sender),
     ]
     .into_iter()
     .flatten()
@@ -215,6 +217,11 @@ impl Lower<'_> {
                 Some(TagAttrs::CompositionRule {
                     combine_op_rule: self.rule_ref(file, r),
                 })
+            }
+            Some(Role::MessageType) => {
+                let w = self.required(&t.sender, "sender", space, t, at)?;
+                let sender = self.word::<Sender>(file, w)?;
+                Some(TagAttrs::MessageType { sender })
             }
             Some(Role::MemoryClass) | None => Some(TagAttrs::None),
         }

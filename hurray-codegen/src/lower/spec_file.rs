@@ -25,8 +25,8 @@ impl Lower<'_> {
         ))
     }
 
-    /// `[roles]`: the space that plays each role. Every role is named once; a space plays
-    /// one role at most.
+    /// `[roles]`: the space that plays each role. Every required role is named once, an
+    /// optional one at most once; a space plays one role at most.
     pub(super) fn roles(
         &mut self,
         file: FileId,
@@ -69,7 +69,7 @@ impl Lower<'_> {
         }
         let missing: Vec<&str> = Role::values()
             .iter()
-            .filter(|r| !found.contains_key(r))
+            .filter(|r| r.is_required() && !found.contains_key(r))
             .map(|r| r.word())
             .collect();
         if !missing.is_empty() {
@@ -81,7 +81,7 @@ impl Lower<'_> {
             );
             return None;
         }
-        Some(Roles::from_fn(|r| found[&r]))
+        Roles::from_fn(|r| found.get(&r).copied())
     }
 
     /// The axes of `spec.toml`: each one's style and versions (its carrier fields are

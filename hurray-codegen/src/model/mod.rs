@@ -72,6 +72,21 @@ words! {
         Complex = "complex",
     }
 
+    /// Which side of a connection sends a message type (`sender`, the message type role).
+    pub enum Sender: "sender" {
+        /// The client (it opens the connection and every stream).
+        Client = "client",
+        /// The server.
+        Server = "server",
+        /// Either side.
+        Either = "either",
+        /// The side that sends the tensor's bytes: the server answering a request, the
+        /// client pushing (the source owner).
+        Source = "source",
+        /// The side that receives the tensor's bytes (the destination owner).
+        Destination = "destination",
+    }
+
     /// How sub-byte elements share bytes.
     pub enum Packing: "packing" {
         /// Whole bytes per element: nothing is packed.
@@ -441,6 +456,10 @@ pub enum TagAttrs {
     /// The rule a head's `combine_op` not legal with the composition rule breaks.
     CompositionRule {
         combine_op_rule: RuleId,
+    },
+    /// Which side sends the message type.
+    MessageType {
+        sender: Sender,
     },
 }
 

@@ -250,6 +250,7 @@ pub fn tags(spec: &Spec) -> TokenStream {
         }
     });
     out.extend(scheme_parameters(spec));
+    out.extend(message_senders(spec));
     for (i, tag_space) in spec.spaces.iter().enumerate() {
         let id = SpaceId(i as u32);
         let ty = space_type(spec, id);
@@ -811,7 +812,57 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn combine_op_rule(self) -> crate::generated::rules::Rule { match self { #(#ty::#vs => #rules,)* } }
             }
         }
+        Some(Role::MessageType) => {
+            let sender = format_ident!("{}Sender", ty);
+            let Some(senders) = attributes(tag_space, |a| match a {
+                TagAttrs::MessageType { sender: s } => {
+                    let v = camel(s.word());
+                    Some(quote!(#sender::#v))
+                }
+                _ => None,
+            }) else {
+                return quote!();
+            };
+            quote! {
+                /// Which side of a connection sends a message of this type (`sender`).
+                pub fn sender(self) -> #sender { match self { #(#ty::#vs => #senders,)* } }
+            }
+        }
         Some(Role::MemoryClass) | None => quote!(),
+    }
+}
+
+/// Which side sends a message type: an enum of the `sender` words, beside the message type
+/// role's space (`MessageTypeSender`); nothing for a spec without the role.
+fn message_senders(spec: &Spec) -> TokenStream {
+    let Some(space) = spec.roles.message_type else {
+        return quote!();
+    };
+    let ty = format_ident!("{}Sender", space_type(spec, space));
+    let variants: Vec<_> = Sender::values()
+        .iter()
+        .map(|s| {
+            let v = camel(s.word());
+            let d = doc(&format!("`{}`: {}", s.word(), s.meaning()));
+            quote!(#d #v)
+        })
+        .collect();
+    let names: Vec<_> = Sender::values().iter().map(|s| camel(s.word())).collect();
+    let words: Vec<_> = Sender::values().iter().map(|s| s.word()).collect();
+    let doc_text = format!(
+        " Which side of a connection sends a `{}` (its `sender` in the spec).",
+        spec.space(space).name
+    );
+    quote! {
+        #[doc = #doc_text]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum #ty { #(#variants),* }
+
+        impl #ty {
+            /// The word the spec writes (`client`, `source`, …).
+            pub fn word(self) -> &'static str { match self { #(#ty::#names => #words,)* } }
+        }
     }
 }
 
