@@ -99,9 +99,8 @@ pub fn sealed_as(spec: &crate::model::Spec, record: &Snapshot) -> (Snapshot, Spa
     let (mut snap, spans) = snapshot::of_spec(spec);
     snap.readers = match (snap.readers.take(), &record.readers) {
         (Some(mut facts), Some(recorded)) => {
-            facts
-                .fact
-                .retain(|f| !super::readers::predates(recorded, &f.key));
+            let recorded = super::readers::Recorded::of(recorded);
+            facts.fact.retain(|f| !recorded.predates(&f.key));
             Some(facts)
         }
         _ => None,

@@ -795,7 +795,7 @@ fn has_item(snapshot: &Snapshot, item: &str) -> bool {
 /// Every change of a reader fact (the `[readers]` table of the records), classified by
 /// [`classify_fact`]. A record without the table (written before it existed) is
 /// not compared, nor a fact of a kind the record holds none of (written before the kind was
-/// recorded, [`readers::predates`]). Facts of an item that is new or removed are left to that
+/// recorded, [`readers::Recorded::predates`]). Facts of an item that is new or removed are left to that
 /// item's own change.
 fn readers(d: &mut Diff<'_>) {
     let (Some(base), Some(cur)) = (&d.base.readers, &d.cur.readers) else {
@@ -808,6 +808,7 @@ fn readers(d: &mut Diff<'_>) {
             .collect()
     };
     let (base_facts, cur_facts) = (index(&base.fact), index(&cur.fact));
+    let recorded = readers::Recorded::of(base);
     let action = |facts: &BTreeMap<(String, String), SFact>, id: &str| {
         facts
             .get(&(readers::rule_item(id), "action".to_string()))
@@ -850,7 +851,7 @@ fn readers(d: &mut Diff<'_>) {
             }
             None if !has_part(d.base, item, key_word) => {}
             // The base record was written before facts of this kind were recorded.
-            None if readers::predates(base, key_word) => {}
+            None if recorded.predates(key_word) => {}
             None => {
                 let class = match kind {
                     FactKind::Label => Class::Patch,

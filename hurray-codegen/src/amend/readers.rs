@@ -257,7 +257,7 @@ fn tag_rules(s: &TagSpace, t: &Tag) -> Vec<(&'static str, RuleId)> {
 /// The kind of a fact's key: the key without the tag value, range, field or name it is about
 /// (`tag 6 byte_offset_rule` → `tag byte_offset_rule`, `enforces HDR-1` → `enforces`). A
 /// record that holds no fact of a kind was written before the kind existed
-/// ([`predates`]).
+/// ([`Recorded::predates`]).
 pub fn key_kind(key: &str) -> String {
     let words: Vec<&str> = key.split(' ').collect();
     match words.as_slice() {
@@ -270,12 +270,24 @@ pub fn key_kind(key: &str) -> String {
     }
 }
 
-/// Whether `record` was written before facts of `key`'s kind were recorded: it holds none.
-/// Against such a record the fact is not compared, as no fact is against a record without
-/// the `[readers]` table.
-pub fn predates(record: &SReaders, key: &str) -> bool {
-    let kind = key_kind(key);
-    !record.fact.iter().any(|f| key_kind(&f.key) == kind)
+/// The kinds of fact a record holds ([`key_kind`]): a fact of any other kind was recorded
+/// only after the record was written ([`Recorded::predates`]). Built once per record, so
+/// filtering a spec's facts against it is linear in their number.
+#[derive(Debug)]
+pub struct Recorded(std::collections::HashSet<String>);
+
+impl Recorded {
+    /// The kinds `record` holds.
+    pub fn of(record: &SReaders) -> Self {
+        Recorded(record.fact.iter().map(|f| key_kind(&f.key)).collect())
+    }
+
+    /// Whether the record was written before facts of `key`'s kind were recorded: it holds
+    /// none. Against such a record the fact is not compared, as no fact is against a record
+    /// without the `[readers]` table.
+    pub fn predates(&self, key: &str) -> bool {
+        !self.0.contains(&key_kind(key))
+    }
 }
 
 /// The reader facts of `spec`; the span of each rule goes into `spans` (`key::rule`).
