@@ -4,14 +4,15 @@
 //!
 //! Structurally: no crate in `hurray-spec`'s build graph runs a build script that generates
 //! code from spec/ (one built with `hurray-codegen`). End to end (ignored by default, as it
-//! builds the workspace's crates in a copy of it; `.ci/run` runs it with `--ignored`): in a
-//! copy of the workspace whose spec/ is broken mid-edit, the README's main command prints the
-//! diagnostics and exits 1, and building the runtime fails with them once.
+//! builds the workspace's crates in a copy of it, in `$HURRAY_E2E_TARGET` when set; `.ci/run`
+//! runs it with `--ignored`): in a copy of the workspace whose spec/ is broken mid-edit, the
+//! README's main command prints the diagnostics and exits 1, and building the runtime fails
+//! with them once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
-use crate::common::workspace::{cargo, cargo_in, copy_sources, target_dir};
+use crate::common::workspace::{cargo, cargo_in, copy_sources, e2e_target, target_dir};
 use crate::common::{root, stderr, stdout};
 use serde_json::Value as J;
 
@@ -160,7 +161,7 @@ fn a_spec_broken_mid_edit_is_reported_by_check_and_once_by_the_runtime_build() {
     let workspace = base.join("workspace");
     let _ = std::fs::remove_dir_all(&workspace);
     copy_sources(&root(), &workspace);
-    let target = base.join("target");
+    let target = e2e_target(base.join("target"));
 
     // Mid-edit: a new element type at the next minor, before the axis's `current` is bumped.
     let spec = workspace.join("spec");

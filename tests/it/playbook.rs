@@ -10,11 +10,8 @@
 //! outcome the table states; a scenario with an `extension.rs` builds it in a crate outside
 //! the copy, depending on the copy's derive and runtime, as an extension author's crate does.
 //! Every copy builds in one target directory, as two checkouts of a user's sharing one do:
-//! `$HURRAY_PLAYBOOK_TARGET`, or else one of the run's own beside the copies. `.ci/run` (as
-//! its last step) gives it the test's own target directory, so the dependencies are reused
-//! and each copy's spec is its own (the checkout key); cargo then judges the workspace's
-//! other crates fresh by the copy's files, so do not point it at a target directory you go
-//! on editing against. The `hurray` of this build (the old one) is copied aside first.
+//! `$HURRAY_E2E_TARGET` ([`e2e_target`]), or else one of the run's own beside the copies.
+//! `.ci/run` (as its last step) gives it the test's own target directory. The `hurray` of this build (the old one) is copied aside first.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -23,7 +20,7 @@ use std::time::Instant;
 use hurray_codegen::playbook::{self, Build, Outcome, Scenario};
 
 use crate::common::fixtures::{copy_dir, materialize};
-use crate::common::workspace::{cargo_in, copy_sources};
+use crate::common::workspace::{cargo_in, copy_sources, e2e_target};
 use crate::common::{root, scratch, stderr, stdout};
 
 fn page() -> String {
@@ -105,9 +102,7 @@ fn e2e_base() -> PathBuf {
 
 /// The target directory every copy builds in.
 fn playbook_target() -> PathBuf {
-    std::env::var_os("HURRAY_PLAYBOOK_TARGET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| e2e_base().join("target"))
+    e2e_target(e2e_base().join("target"))
 }
 
 /// Run one step line in the copy, with the shared target directory.

@@ -9,6 +9,18 @@ pub fn cargo() -> Command {
     Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
 }
 
+/// The target directory a copy of the workspace builds in: `$HURRAY_E2E_TARGET` when set,
+/// else `own` (one of the test's own, beside its copy). `.ci/run` sets it to the test's own
+/// target directory, as two checkouts of a user's sharing one do: the copy reuses every
+/// dependency built there, and the checkout key keeps its spec its own. Cargo then judges the
+/// workspace's crates fresh by the copy's files, so do not point it at a target directory you
+/// go on editing against.
+pub fn e2e_target(own: PathBuf) -> PathBuf {
+    std::env::var_os("HURRAY_E2E_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or(own)
+}
+
 /// The target directory the tests were built in (`…/target/debug/hurray-spec` → `…/target`).
 pub fn target_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_hurray-spec"))
