@@ -6303,6 +6303,14 @@ pub mod tags {
         Destination,
     }
     impl MessageTypeSender {
+        /// Every side, in the spec's order.
+        pub const ALL: &'static [MessageTypeSender] = &[
+            MessageTypeSender::Client,
+            MessageTypeSender::Server,
+            MessageTypeSender::Either,
+            MessageTypeSender::Source,
+            MessageTypeSender::Destination,
+        ];
         /// The word the spec writes (`client`, `source`, …).
         pub fn word(self) -> &'static str {
             match self {

@@ -859,8 +859,10 @@ impl Connection {
         let at = m.offset();
         let id = m.stream_id();
         let payload = m.payload();
-        // Whether `from` is a side the tables say sends this message type.
-        let by_sender = known_type(payload).is_none_or(|t| sends(t, from, None));
+        // The message's type, classified once: whether `from` is a side the tables say sends
+        // it (a type this build does not know is checked by no sender).
+        let known = known_type(payload);
+        let by_sender = known.is_none_or(|t| sends(t, from, None));
         // The HELLO exchange (ORD-14, IX-8…IX-11, MSG-10, RES-63, RES-64).
         match (&mut self.phase, payload) {
             (Phase::Closed, _) => {
@@ -950,7 +952,7 @@ impl Connection {
             }
             (Phase::Open { .. }, _) => {}
         }
-        self.stream_step(from, id, payload, at)
+        self.stream_step(from, id, payload, at, known.filter(|_| !by_sender), known)
     }
 
     /// The server's answer to a CLIENT_HELLO: its SERVER_HELLO at the agreed version, or an
@@ -1013,13 +1015,17 @@ impl Connection {
         }
     }
 
-    /// A message on a stream, after the HELLO exchange.
+    /// A message on a stream, after the HELLO exchange. `known` is the message's type when
+    /// this build knows it, `misplaced` that type when `from` is not a side that sends it
+    /// (both as [`Connection::step`] classified the message).
     fn stream_step(
         &mut self,
         from: Role,
         id: u32,
         payload: &MessageTypeVariantView<'_>,
         at: u64,
+        misplaced: Option<MessageType>,
+        known: Option<MessageType>,
     ) -> Result<Effect, Error> {
         let out_of_place = |what: &str| Error::new(Rule::Msg9, at, format!("{what} (RES-63)"));
         let wrong_side = |t: MessageType| {
@@ -1030,10 +1036,7 @@ impl Connection {
                 t.sender().word()
             ))
         };
-        let kind_of_message = known_type(payload);
-        if let Some(t) = kind_of_message
-            && !sends(t, from, None)
-        {
+        if let Some(t) = misplaced {
             return Err(wrong_side(t));
         }
         match payload {
@@ -1112,7 +1115,7 @@ impl Connection {
         let (kind, state) = (s.kind, s.state);
         let sender = kind.data_sender();
         // A source's or destination's message, from the other side of this exchange.
-        if let Some(t) = kind_of_message
+        if let Some(t) = known
             && !sends(t, from, Some(kind))
         {
             return Err(wrong_side(t));

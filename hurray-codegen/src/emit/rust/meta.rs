@@ -1,6 +1,6 @@
 //! Axes, rules, tag spaces, flag sets and constants.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::common::*;
@@ -839,20 +839,49 @@ fn message_senders(spec: &Spec) -> TokenStream {
         return quote!();
     };
     let ty = format_ident!("{}Sender", space_type(spec, space));
-    let variants: Vec<_> = Sender::values()
+    let entries: Vec<(&str, String)> = Sender::values()
         .iter()
-        .map(|s| {
-            let v = camel(s.word());
-            let d = doc(&format!("`{}`: {}", s.word(), s.meaning()));
+        .map(|s| (s.word(), format!("`{}`: {}", s.word(), s.meaning())))
+        .collect();
+    let doc_text = format!(
+        "Which side of a connection sends a `{}` (its `sender` in the spec).",
+        spec.space(space).name
+    );
+    let method = quote! {
+        /// The word the spec writes (`client`, `source`, …).
+        pub fn word
+    };
+    named_enum(
+        &ty,
+        &doc_text,
+        &entries,
+        "Every side, in the spec's order.",
+        method,
+    )
+}
+
+/// An enum of names the spec writes (`entries`: each name and its variant's doc), with
+/// `ALL` (documented by `all_doc`) and `method` (its doc and signature up to the name:
+/// `pub fn name`), which gives each variant's name back.
+fn named_enum(
+    ty: &Ident,
+    doc_text: &str,
+    entries: &[(&str, String)],
+    all_doc: &str,
+    method: TokenStream,
+) -> TokenStream {
+    let variants: Vec<_> = entries
+        .iter()
+        .map(|(w, d)| {
+            let v = camel(w);
+            let d = doc(d);
             quote!(#d #v)
         })
         .collect();
-    let names: Vec<_> = Sender::values().iter().map(|s| camel(s.word())).collect();
-    let words: Vec<_> = Sender::values().iter().map(|s| s.word()).collect();
-    let doc_text = format!(
-        " Which side of a connection sends a `{}` (its `sender` in the spec).",
-        spec.space(space).name
-    );
+    let names: Vec<_> = entries.iter().map(|(w, _)| camel(w)).collect();
+    let words: Vec<&str> = entries.iter().map(|(w, _)| *w).collect();
+    let doc_text = format!(" {doc_text}");
+    let all_doc = format!(" {all_doc}");
     quote! {
         #[doc = #doc_text]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -860,8 +889,9 @@ fn message_senders(spec: &Spec) -> TokenStream {
         pub enum #ty { #(#variants),* }
 
         impl #ty {
-            /// The word the spec writes (`client`, `source`, …).
-            pub fn word(self) -> &'static str { match self { #(#ty::#names => #words,)* } }
+            #[doc = #all_doc]
+            pub const ALL: &'static [#ty] = &[#(#ty::#names),*];
+            #method(self) -> &'static str { match self { #(#ty::#names => #words,)* } }
         }
     }
 }
@@ -894,31 +924,27 @@ fn scheme_parameters(spec: &Spec) -> TokenStream {
             }
         }
     }
-    let variants: Vec<_> = names
+    let entries: Vec<(&str, String)> = names
         .iter()
-        .map(|n| {
-            let v = camel(n);
-            let d = doc(&format!("The `{n}` parameter buffer."));
-            quote!(#d #v)
-        })
+        .map(|n| (*n, format!("The `{n}` parameter buffer.")))
         .collect();
-    let variant_names: Vec<_> = names.iter().map(|n| camel(n)).collect();
     let doc_text = format!(
-        " A parameter buffer of a `{}` value (its `parameters` in the spec).",
+        "A parameter buffer of a `{}` value (its `parameters` in the spec).",
         spec.space(scheme).name
     );
+    let method = quote! {
+        /// The parameter's name in the spec.
+        pub fn name
+    };
+    let parameter = named_enum(
+        &ty,
+        &doc_text,
+        &entries,
+        "Every parameter, in the order the spec first names them.",
+        method,
+    );
     quote! {
-        #[doc = #doc_text]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum #ty { #(#variants),* }
-
-        impl #ty {
-            /// Every parameter, in the order the spec first names them.
-            pub const ALL: &'static [#ty] = &[#(#ty::#variant_names),*];
-            /// The parameter's name in the spec.
-            pub fn name(self) -> &'static str { match self { #(#ty::#variant_names => #names,)* } }
-        }
+        #parameter
 
         /// A parameter buffer a payload references: the parameter, the buffer's index in the
         /// buffer table, and the absolute offset of the field holding the index.
