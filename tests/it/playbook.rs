@@ -169,14 +169,16 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
     let _ = std::fs::remove_dir_all(&workspace);
     copy_sources(&root(), &workspace);
     // The format's public sources (`../shared`) beside the copy, as beside the repository.
+    // Made anew each run: an earlier run's link may name a checkout that is gone.
     let shared = base.join(&s.fixture).join("shared");
-    if !shared.exists() {
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(crate::common::shared().canonicalize().unwrap(), &shared)
-            .unwrap();
-        #[cfg(not(unix))]
-        copy_dir(&crate::common::shared(), &shared);
+    if shared.symlink_metadata().is_ok_and(|m| m.is_symlink()) {
+        std::fs::remove_file(&shared).unwrap();
     }
+    let _ = std::fs::remove_dir_all(&shared);
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(crate::common::shared().canonicalize().unwrap(), &shared).unwrap();
+    #[cfg(not(unix))]
+    copy_dir(&crate::common::shared(), &shared);
     let dir = playbook::fixture_dir(&root(), &s.fixture);
     let work = scratch(&format!("playbook-e2e-{}", s.fixture));
     // The edits as a real amendment makes them: its names without the fixtures' `x_`, so the
