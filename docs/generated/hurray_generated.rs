@@ -5433,8 +5433,8 @@ pub mod rules {
                 Rule::Ix29 => EnforcedBy::Pending,
                 Rule::Ix30 => EnforcedBy::Pending,
                 Rule::Ix31 => EnforcedBy::Pending,
-                Rule::Ix32 => EnforcedBy::Pending,
-                Rule::Ix33 => EnforcedBy::Pending,
+                Rule::Ix32 => EnforcedBy::Runtime,
+                Rule::Ix33 => EnforcedBy::Runtime,
                 Rule::Ix34 => EnforcedBy::Runtime,
                 Rule::Ix35 => EnforcedBy::Runtime,
                 Rule::Ix36 => EnforcedBy::Runtime,
@@ -5901,8 +5901,8 @@ pub mod rules {
                 Rule::Ix29 => None,
                 Rule::Ix30 => None,
                 Rule::Ix31 => None,
-                Rule::Ix32 => None,
-                Rule::Ix33 => None,
+                Rule::Ix32 => Some(("error_code", 5u32)),
+                Rule::Ix33 => Some(("error_code", 5u32)),
                 Rule::Ix34 => None,
                 Rule::Ix35 => Some(("error_code", 5u32)),
                 Rule::Ix36 => Some(("error_code", 5u32)),
@@ -10581,7 +10581,7 @@ pub mod consts {
         (
             "RES-69",
             "which ERROR code answers a violation (interchange.md §19.3, I34): most situations that call for an ERROR name no code",
-            "a receiver answers a rule's violation with the code the rule's `answer` names in the tables (MESSAGE_TOO_LARGE for IX-3, PROTOCOL_VERSION_MISMATCH for IX-10, IX-11 and MSG-10, DEVICE_UNAVAILABLE for IX-35 and IX-36, SHARD_MISMATCH for IX-64) and with INVALID_MESSAGE for every other rule, a carried descriptor's rules included.",
+            "a receiver answers a rule's violation with the code the rule's `answer` names in the tables (MESSAGE_TOO_LARGE for IX-3, PROTOCOL_VERSION_MISMATCH for IX-10, IX-11 and MSG-10, DEVICE_UNAVAILABLE for IX-32, IX-33, IX-35 and IX-36, SHARD_MISMATCH for IX-64) and with INVALID_MESSAGE for every other rule, a carried descriptor's rules included.",
         ),
         (
             "RES-70",
@@ -10632,6 +10632,11 @@ pub mod consts {
             "RES-79",
             "sender visibility duties (interchange.md I43): stated only in the GPU-synchronisation decision record (ADR-018)",
             "the decision record's duties are the protocol's: a sender makes device writes host-visible before the first frame covering them, retires them before posting an RDMA operation, and sends TENSOR_DATA_END only after the RDMA completion it posted (IX-79); the receiver reads nothing before TENSOR_DATA_END (IX-49). No software observes them across machines.",
+        ),
+        (
+            "RES-80",
+            "device fallback (interchange.md §10.1, §10.2, I18): the server's table allows one silent fallback (CPU, for an advertised device transiently unavailable, when the client lists CPU) and otherwise DEVICE_UNAVAILABLE; the client's table lets it accept any differing device it lists",
+            "§10.1 binds the sender of the answer, and a receiver checks what it can see: buffers on the preferred device, or on CPU when the preferred device is one the server's HELLO advertises and the client's HELLO lists CPU. Any other placement is a silent fallback: a device other than CPU breaks IX-32, CPU for a device the server does not advertise breaks IX-32, CPU for a client not listing it breaks IX-33; each is answered DEVICE_UNAVAILABLE and ends the stream. §10.2's acceptance covers that one fallback (IX-35); whether the preferred device was unavailable transiently or for good is the server's judgement, which no receiver sees (I18).",
         ),
     ];
 }

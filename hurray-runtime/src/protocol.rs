@@ -71,7 +71,7 @@ use crate::structures::{
     LayoutVariantView, MessageTypeVariant, MessageTypeVariantView, TensorData,
     TensorDescriptorPayload, TensorDescriptorPayloadView, TensorPut,
 };
-use crate::tags::{ErrorCode, MemoryClass, MessageType, MessageTypeSender};
+use crate::tags::{Device, ErrorCode, MemoryClass, MessageType, MessageTypeSender};
 use crate::wire::{TagClass, TagSpace, TagValue};
 
 /// Which side of the connection a [`Connection`] is.
@@ -1563,23 +1563,36 @@ impl Connection {
         }
     }
 
-    /// IX-35, IX-36, IX-14: an answer's buffers are on the device the client asked for or one
-    /// it listed, in a memory class it listed (none listed: STANDARD only).
+    /// IX-32, IX-33, IX-36, IX-14 (RES-80): an answer's buffers are on the device the client
+    /// asked for, or on CPU as the one fallback §10.1 allows (the preferred device one the
+    /// server advertises, CPU one the client lists), in a memory class the client listed
+    /// (none listed: STANDARD only).
     fn check_placement(&self, d: &DescriptorView<'_>, preferred: u32) -> Result<(), Error> {
         let client = self.client_hello();
+        let lists = |devices: &[u8], tag: u32| devices.iter().any(|&t| u32::from(t) == tag);
+        let cpu = Device::Cpu.value();
         for h in d.buffer_table().buffers().iter() {
             let device = h.device_tag().raw();
-            if device != preferred
-                && !client
-                    .supported_devices
-                    .iter()
-                    .any(|&t| u32::from(t) == device)
-            {
+            let fallback = if device == preferred {
+                None
+            } else if device != cpu {
+                Some((Rule::Ix32, "the only fallback is to CPU (IX-33)"))
+            } else if !lists(&self.server_hello().supported_devices, preferred) {
+                Some((
+                    Rule::Ix32,
+                    "the server does not advertise the preferred device, so it answers DEVICE_UNAVAILABLE",
+                ))
+            } else if !lists(&client.supported_devices, cpu) {
+                Some((Rule::Ix33, "the client does not list CPU in its HELLO"))
+            } else {
+                None
+            };
+            if let Some((rule, why)) = fallback {
                 return Err(Error::new(
-                    Rule::Ix35,
+                    rule,
                     h.device_tag_at(),
                     format!(
-                        "the buffers are on device {device:#04x}; the client asked for {preferred:#04x} and does not list {device:#04x}"
+                        "the buffers are on device {device:#04x}, the client asked for {preferred:#04x}: {why}"
                     ),
                 ));
             }
