@@ -27906,6 +27906,20 @@ pub mod structures {
                 KvValueVariant::Array { .. } => 7,
             }
         }
+        /// The name of the only field in the value form of the structure `tag` selects
+        /// (reserved bytes and derived lengths omitted), when it has exactly one (a plain
+        /// value); `None` for any other tag.
+        pub fn lone_field(tag: u32) -> Option<&'static str> {
+            match tag {
+                1 => Some("value"),
+                2 => Some("value"),
+                3 => Some("value"),
+                4 => Some("value"),
+                5 => Some("value"),
+                6 => Some("value"),
+                _ => None,
+            }
+        }
         /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
         pub fn fill_defaults(
             &mut self,
@@ -28444,6 +28458,18 @@ pub mod structures {
                 LayoutVariant::Private(t, _) => *t,
             }
         }
+        /// The name of the only field in the value form of the structure `tag` selects
+        /// (reserved bytes and derived lengths omitted), when it has exactly one (a plain
+        /// value); `None` for any other tag.
+        pub fn lone_field(tag: u32) -> Option<&'static str> {
+            match tag {
+                3 => Some("strides"),
+                5 => Some("morton_bits"),
+                7 => Some("nnz"),
+                8 => Some("nnz"),
+                _ => None,
+            }
+        }
         /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
         pub fn fill_defaults(
             &mut self,
@@ -28971,6 +28997,16 @@ pub mod structures {
                 MessageTypeVariant::RdmaReady { .. } => 13,
                 MessageTypeVariant::Private(t, _) => *t,
                 MessageTypeVariant::Opaque(t, _) => *t,
+            }
+        }
+        /// The name of the only field in the value form of the structure `tag` selects
+        /// (reserved bytes and derived lengths omitted), when it has exactly one (a plain
+        /// value); `None` for any other tag.
+        pub fn lone_field(tag: u32) -> Option<&'static str> {
+            match tag {
+                10 => Some("opaque"),
+                11 => Some("opaque"),
+                _ => None,
             }
         }
         /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
@@ -29544,6 +29580,14 @@ pub mod structures {
                 SchemeVariant::Mxfp { .. } => 5,
                 SchemeVariant::Private(t, _) => *t,
                 SchemeVariant::Opaque(t, _) => *t,
+            }
+        }
+        /// The name of the only field in the value form of the structure `tag` selects
+        /// (reserved bytes and derived lengths omitted), when it has exactly one (a plain
+        /// value); `None` for any other tag.
+        pub fn lone_field(tag: u32) -> Option<&'static str> {
+            match tag {
+                _ => None,
             }
         }
         /// The field every variant starts with.

@@ -344,11 +344,13 @@ pub fn kv_value(v: &KvValueVariant) -> Value {
         KvValueVariant::Bool(x) => Value::Bool(x.value != 0),
         KvValueVariant::Bytes(x) => Value::Bytes(x.value.clone()),
         KvValueVariant::Array(x) => Value::Array(x.elements.iter().map(kv_value).collect()),
-        // A value type a later spec added: its structure's fields, a lone `value` unwrapped.
+        // A value type a later spec added: its structure's fields, a lone field unwrapped.
         #[allow(unreachable_patterns)]
-        other => match other.to_value() {
-            Value::Object(mut fs) if fs.len() == 1 && fs[0].0 == "value" => fs.remove(0).1,
-            v => v,
+        other => match (other.to_value(), KvValueVariant::lone_field(other.tag())) {
+            (Value::Object(mut fs), Some(lone)) if fs.len() == 1 && fs[0].0 == lone => {
+                fs.remove(0).1
+            }
+            (v, _) => v,
         },
     }
 }
@@ -386,26 +388,28 @@ pub fn kv_entry_from_value(v: &Value, path: &str) -> Result<KvEntry, ValueError>
         )?;
         let elements = de::array(value, &value_path)?
             .iter()
-            .map(kv_payload)
+            .map(|e| kv_payload(element.raw(), e))
             .collect();
         Value::Object(vec![
             ("element_tag".into(), Value::UInt(u64::from(element.raw()))),
             ("elements".into(), Value::Array(elements)),
         ])
     } else {
-        kv_payload(value)
+        kv_payload(tag.raw(), value)
     };
     let value = KvValueVariant::from_value(tag.raw(), &payload, &value_path)?;
     Ok(KvEntry::new(key, tag, value))
 }
 
-/// A plain KV value as its structure's fields: a lone `value` (a boolean as its byte), or the
-/// fields of a value type a later spec added.
-fn kv_payload(v: &Value) -> Value {
-    match v {
-        Value::Object(_) => v.clone(),
-        Value::Bool(b) => Value::Object(vec![("value".into(), Value::UInt(u64::from(*b)))]),
-        _ => Value::Object(vec![("value".into(), v.clone())]),
+/// A KV value of tag `tag` as its structure's fields: a plain value under the structure's lone
+/// field (a boolean as its byte), or the fields themselves (a value type a later spec added).
+fn kv_payload(tag: u32, v: &Value) -> Value {
+    match (v, KvValueVariant::lone_field(tag)) {
+        (Value::Object(_), _) | (_, None) => v.clone(),
+        (Value::Bool(b), Some(lone)) => {
+            Value::Object(vec![(lone.into(), Value::UInt(u64::from(*b)))])
+        }
+        (_, Some(lone)) => Value::Object(vec![(lone.into(), v.clone())]),
     }
 }
 

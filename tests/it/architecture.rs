@@ -669,13 +669,21 @@ fn rule_variants(ts: &[TokenTree], out: &mut Vec<String>) {
     }
 }
 
+/// What the body of a `_` arm names: `Rule::` variants, and string literals that are field
+/// names of the spec.
+#[derive(Default)]
+struct Chosen {
+    rules: Vec<String>,
+    fields: Vec<String>,
+}
+
 /// Every `match` arm in `ts` (at any depth) whose pattern is the wildcard `_`, with or without
-/// a guard, and whose body names a `Rule::` variant: the variants of each.
-fn wildcard_rule_arms(ts: &[TokenTree], out: &mut Vec<Vec<String>>) {
+/// a guard, and whose body names a `Rule::` variant or one of `fields` as a string literal.
+fn wildcard_arms(ts: &[TokenTree], fields: &BTreeSet<&str>, out: &mut Vec<Chosen>) {
     for (i, t) in ts.iter().enumerate() {
         if let TokenTree::Group(g) = t {
             let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-            wildcard_rule_arms(&inner, out);
+            wildcard_arms(&inner, fields, out);
         }
         if ident(t).as_deref() != Some("match") {
             continue;
@@ -697,37 +705,52 @@ fn wildcard_rule_arms(ts: &[TokenTree], out: &mut Vec<Vec<String>>) {
             if !wildcard {
                 continue;
             }
-            let mut variants = Vec::new();
-            rule_variants(&body, &mut variants);
-            if !variants.is_empty() {
-                out.push(variants);
+            let mut chosen = Chosen::default();
+            rule_variants(&body, &mut chosen.rules);
+            let mut lits = Vec::new();
+            literals(body.iter().cloned().collect(), &mut lits);
+            chosen.fields = lits
+                .into_iter()
+                .filter(|l| fields.contains(l.as_str()))
+                .collect();
+            if !chosen.rules.is_empty() || !chosen.fields.is_empty() {
+                out.push(chosen);
             }
         }
     }
 }
 
-/// The line of a `_` arm that names `Rule::{variant}` in `text` (the first whose pattern is
-/// at most five lines before the variant), for the message; token spans carry no lines
-/// without proc-macro2's `span-locations`, which would build the test's dependencies twice.
-fn wildcard_line(text: &str, variant: &str) -> usize {
+/// The line of a `_` arm that names `named` (`Rule::X`, `"field"`) in `text` (the first
+/// whose pattern is at most five lines before it), for the message; token spans carry no
+/// lines without proc-macro2's `span-locations`, which would build the test's dependencies
+/// twice.
+fn wildcard_line(text: &str, named: &str) -> usize {
     let lines: Vec<&str> = text.lines().collect();
-    let named = format!("Rule::{variant}");
     let is_arm = |l: &str| {
         let l = l.trim_start();
         l.starts_with("_ =>") || l.starts_with("_ if ")
     };
     (0..lines.len())
-        .find(|&i| lines[i].contains(&named) && (i.saturating_sub(5)..=i).any(|j| is_arm(lines[j])))
-        .or_else(|| lines.iter().position(|l| l.contains(&named)))
+        .find(|&i| lines[i].contains(named) && (i.saturating_sub(5)..=i).any(|j| is_arm(lines[j])))
+        .or_else(|| lines.iter().position(|l| l.contains(named)))
         .map_or(0, |i| i + 1)
 }
 
-/// No fallback chooses a rule: which rule a violation breaks under a tag (a layout, a scheme,
-/// a composition rule) is the tag's table data, with the space's generic rule stated once in
-/// its `[space.default]` (spec/README.md); hand-written runtime code takes it from the
-/// generated accessors, so a new tag never inherits a rule silently through a `_ =>` arm.
+/// No fallback chooses a rule or a field: which rule a violation breaks under a tag (a layout,
+/// a scheme, a composition rule) is the tag's table data, with the space's generic rule
+/// stated once in its `[space.default]` (spec/README.md); hand-written runtime code takes it
+/// from the generated accessors, so a new tag never inherits a rule silently through a `_ =>`
+/// arm. Likewise no `_` arm names a field of the spec as a string (`_ => "values"`): which
+/// field a tag uses is the tag's, reached through the generated views.
 #[test]
 fn no_wildcard_match_arm_of_the_runtime_chooses_a_rule() {
+    let loaded = hurray_codegen::load(&root().join("spec")).unwrap();
+    let spec = loaded.clean().expect("spec/ is clean");
+    let fields: BTreeSet<&str> = spec
+        .structures
+        .iter()
+        .flat_map(|s| s.fields.iter().map(|f| f.name.as_str()))
+        .collect();
     let runtime = crates()
         .into_iter()
         .find(|c| c.name == "hurray-runtime/src/lib.rs")
@@ -738,10 +761,10 @@ fn no_wildcard_match_arm_of_the_runtime_chooses_a_rule() {
     for (rel, file, text) in hand_written_files(&runtime, &mut seen_files) {
         let ts: Vec<TokenTree> = parse(&text, &file).into_iter().collect();
         let mut arms = Vec::new();
-        wildcard_rule_arms(&ts, &mut arms);
-        for variants in arms {
-            for v in variants {
-                let line = wildcard_line(&text, &v);
+        wildcard_arms(&ts, &fields, &mut arms);
+        for chosen in arms {
+            for v in chosen.rules {
+                let line = wildcard_line(&text, &format!("Rule::{v}"));
                 if let Some((file, rule, _)) = WILDCARD_RULE_ARMS
                     .iter()
                     .find(|(file, rule, _)| *file == rel && *rule == v)
@@ -750,6 +773,10 @@ fn no_wildcard_match_arm_of_the_runtime_chooses_a_rule() {
                     continue;
                 }
                 found.insert(format!("{rel}:{line}: a `_` arm chooses Rule::{v}"));
+            }
+            for f in chosen.fields {
+                let line = wildcard_line(&text, &format!("\"{f}\""));
+                found.insert(format!("{rel}:{line}: a `_` arm chooses the field \"{f}\""));
             }
         }
     }
@@ -761,9 +788,10 @@ fn no_wildcard_match_arm_of_the_runtime_chooses_a_rule() {
     }
     assert!(
         found.is_empty(),
-        "match arms of the hand-written runtime fall back to a rule; state the rule a tag \
-         breaks in its table (a tag attribute, and the space's generic rule in its \
-         `[space.default]`, spec/README.md) and take it from the generated accessor:\n{}",
+        "match arms of the hand-written runtime fall back to a rule or a field; state the rule \
+         a tag breaks in its table (a tag attribute, and the space's generic rule in its \
+         `[space.default]`, spec/README.md) and take it from the generated accessor, and reach \
+         a field through the generated views:\n{}",
         found.into_iter().collect::<Vec<_>>().join("\n")
     );
 }

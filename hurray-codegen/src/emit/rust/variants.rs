@@ -189,6 +189,28 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
     if private_struct.is_some() {
         fill_arms.push(quote!(#vo::Private(_, x) => x.fill_defaults(axis, v),));
     }
+    // A structure whose value form has one field is a plain value (a KV `int64`, a string
+    // with its derived length): the contract shape writes it bare, under its field's name.
+    let lone_arms: Vec<_> = tag_space
+        .tags
+        .iter()
+        .filter_map(|t| {
+            let s = spec.structure(t.structure?);
+            let carried: Vec<&Field> = s
+                .fields
+                .iter()
+                .zip(&s.shape.fields)
+                .filter(|(f, shape)| !f.reserved && shape.gives_size_of.is_none())
+                .map(|(f, _)| f)
+                .collect();
+            let [only] = carried.as_slice() else {
+                return None;
+            };
+            let val = Literal::u32_unsuffixed(t.value);
+            let name = only.name.as_str();
+            Some(quote!(#val => Some(#name),))
+        })
+        .collect();
     let mut sync_arms: Vec<_> = tag_space
         .tags
         .iter()
@@ -365,6 +387,12 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             /// The tag value that selects this structure.
             pub fn tag(&self) -> u32 {
                 match self { #(#tag_arms_o)* }
+            }
+            /// The name of the only field in the value form of the structure `tag` selects
+            /// (reserved bytes and derived lengths omitted), when it has exactly one (a plain
+            /// value); `None` for any other tag.
+            pub fn lone_field(tag: u32) -> Option<&'static str> {
+                match tag { #(#lone_arms)* _ => None }
             }
             #common_owned
             /// W4 at a declared version, for the selected structure (see its `fill_defaults`).
