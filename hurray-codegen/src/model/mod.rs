@@ -1167,6 +1167,12 @@ pub struct Structure {
 }
 
 impl Structure {
+    /// Whether field `i` is carried by the structure's value form (its owned form, JSON and
+    /// the contract shape): not reserved bytes, and not a count or length an encoder derives
+    /// from a later field.
+    pub fn carried(&self, i: usize) -> bool {
+        !self.fields[i].reserved && self.shape.fields[i].gives_size_of.is_none()
+    }
     pub fn field(&self, name: &str) -> Option<(usize, &Field)> {
         self.fields.iter().enumerate().find(|(_, f)| f.name == name)
     }

@@ -212,7 +212,7 @@ pub fn owned(spec: &Spec, id: StructId) -> TokenStream {
         .fields
         .iter()
         .enumerate()
-        .filter(|(i, f)| !f.reserved && shapes[*i].gives_size_of.is_none())
+        .filter(|(i, _)| s.carried(*i))
         .filter_map(|(i, f)| {
             nested(
                 f,

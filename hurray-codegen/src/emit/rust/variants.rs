@@ -199,9 +199,9 @@ pub fn variant_enums(spec: &Spec, space: SpaceId) -> TokenStream {
             let carried: Vec<&Field> = s
                 .fields
                 .iter()
-                .zip(&s.shape.fields)
-                .filter(|(f, shape)| !f.reserved && shape.gives_size_of.is_none())
-                .map(|(f, _)| f)
+                .enumerate()
+                .filter(|&(i, _)| s.carried(i))
+                .map(|(_, f)| f)
                 .collect();
             let [only] = carried.as_slice() else {
                 return None;
