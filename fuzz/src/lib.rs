@@ -13,6 +13,7 @@ use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hurray_codegen::amend::{AxisNames, classify, rules, snapshot};
 use hurray_codegen::diag::Diagnostics;
@@ -38,8 +39,17 @@ thread_local! {
 #[derive(Debug)]
 pub struct Counting;
 
+/// How many measurements ([`peak_of`]) are running, on any thread. With none, nothing is
+/// counted: a measurement reads only the bytes allocated and freed while it runs, relative to
+/// where it began, so what happens between measurements never matters, and the test binary's
+/// long tests that measure nothing do not pay for the thread-local bookkeeping.
+static MEASURING: AtomicUsize = AtomicUsize::new(0);
+
 /// Count `delta` bytes more (or fewer) live on the calling thread.
 fn count(delta: isize) {
+    if MEASURING.load(Ordering::Relaxed) == 0 {
+        return;
+    }
     // A thread being torn down may still allocate or free; its counts no longer matter.
     let _ = CURRENT.try_with(|c| {
         let now = c.get().wrapping_add(delta);
@@ -80,9 +90,19 @@ unsafe impl GlobalAlloc for Counting {
 /// Run `f` on the calling thread: its result, and the peak of the bytes the thread held
 /// during it beyond those it held before. Without [`Counting`] installed the peak is 0.
 pub fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    /// Ends the measurement however `f` returns (a panic included).
+    struct Measuring;
+    impl Drop for Measuring {
+        fn drop(&mut self) {
+            MEASURING.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
     let base = CURRENT.with(Cell::get);
     PEAK.with(|p| p.set(base));
+    let measuring = Measuring;
+    MEASURING.fetch_add(1, Ordering::SeqCst);
     let out = f();
+    drop(measuring);
     let peak = PEAK.with(Cell::get).saturating_sub(base);
     (out, usize::try_from(peak).unwrap_or(0))
 }

@@ -151,7 +151,10 @@ impl RawSpec {
 }
 
 /// The folders of a spec directory whose every `*.toml` file is a table, in reading order.
-pub const TABLE_DIRS: [&str; 4] = ["tags", "flags", "structures", "rules"];
+pub const TABLE_DIRS: [&str; 4] = [TAGS_DIR, "flags", "structures", "rules"];
+
+/// The folder of the tag tables (the only tables [`RawSpec::complete_from`] reads).
+pub const TAGS_DIR: &str = "tags";
 
 /// The TOML files of a spec directory, in a stable order. Release records and migrations
 /// are read by the amendment checker, not here.

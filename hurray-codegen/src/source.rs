@@ -37,7 +37,9 @@ pub struct SourceFile {
     pub display: String,
     pub path: PathBuf,
     pub text: String,
-    line_starts: Vec<usize>,
+    /// Where each line starts, computed when a diagnostic first asks for a line: most files
+    /// (the release records among them) are read and never pointed into.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// A 1-based line and column.
@@ -55,23 +57,26 @@ impl fmt::Display for LineCol {
 
 impl SourceFile {
     pub fn new(display: String, path: PathBuf, text: String) -> SourceFile {
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             display,
             path,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
     }
 
     /// The 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> LineCol {
-        let line = match self.line_starts.binary_search(&offset) {
+        let starts = self.line_starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(self.text.match_indices('\n').map(|(i, _)| i + 1));
+            starts
+        });
+        let line = match starts.binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[line];
+        let start = starts[line];
         let end = offset.min(self.text.len());
         let col = self
             .text

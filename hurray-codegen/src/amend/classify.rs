@@ -801,24 +801,25 @@ fn readers(d: &mut Diff<'_>) {
     let (Some(base), Some(cur)) = (&d.base.readers, &d.cur.readers) else {
         return;
     };
-    let index = |facts: &'_ [SFact]| -> BTreeMap<(String, String), SFact> {
+    // Borrowed: a record holds thousands of facts, and a check compares every record.
+    fn index(facts: &[SFact]) -> BTreeMap<(&str, &str), &SFact> {
         facts
             .iter()
-            .map(|f| ((f.item.clone(), f.key.clone()), f.clone()))
+            .map(|f| ((f.item.as_str(), f.key.as_str()), f))
             .collect()
-    };
+    }
     let (base_facts, cur_facts) = (index(&base.fact), index(&cur.fact));
     let recorded = readers::Recorded::of(base);
-    let action = |facts: &BTreeMap<(String, String), SFact>, id: &str| {
+    let action = |facts: &BTreeMap<(&str, &str), &SFact>, id: &str| {
         facts
-            .get(&(readers::rule_item(id), "action".to_string()))
+            .get(&(readers::rule_item(id).as_str(), "action"))
             .map(|f| f.value.clone())
     };
     let action_of = |old: &str, new: &str| (action(&base_facts, old), action(&cur_facts, new));
     let mut found = Vec::new();
-    for ((item, key_word), c) in &cur_facts {
+    for (&(item, key_word), c) in &cur_facts {
         let kind = FactKind::from_word(&c.kind).unwrap_or(FactKind::Shape);
-        match base_facts.get(&(item.clone(), key_word.clone())) {
+        match base_facts.get(&(item, key_word)) {
             Some(b) if b.value == c.value => {}
             Some(b) => {
                 let (class, why) = classify_fact(kind, &b.value, &c.value, action_of);
@@ -834,7 +835,7 @@ fn readers(d: &mut Diff<'_>) {
                     c.axis.clone(),
                     class,
                     format!("{item}: `{key_word}` {why}"),
-                    item.clone(),
+                    item.to_string(),
                     prior,
                 ));
             }
@@ -844,7 +845,7 @@ fn readers(d: &mut Diff<'_>) {
                         c.axis.clone(),
                         Class::Patch,
                         format!("{item} added (`{}`): a rule binds nothing until a table names it, and what names it is classified there", c.value),
-                        item.clone(),
+                        item.to_string(),
                         None,
                     ));
                 }
@@ -869,14 +870,14 @@ fn readers(d: &mut Diff<'_>) {
                         "{item}: `{key_word}` = `{}` added: readers act on it",
                         c.value
                     ),
-                    item.clone(),
+                    item.to_string(),
                     None,
                 ));
             }
         }
     }
-    for ((item, key_word), b) in &base_facts {
-        if cur_facts.contains_key(&(item.clone(), key_word.clone())) {
+    for (&(item, key_word), b) in &base_facts {
+        if cur_facts.contains_key(&(item, key_word)) {
             continue;
         }
         let kind = FactKind::from_word(&b.kind).unwrap_or(FactKind::Shape);
@@ -907,7 +908,7 @@ fn readers(d: &mut Diff<'_>) {
                     "{item}: `{key_word}` (was `{}`) removed: readers acted on it",
                     b.value
                 ),
-                item.clone(),
+                item.to_string(),
                 None,
             ));
         }

@@ -74,7 +74,7 @@ pub fn check_history(
     let mut records: Vec<(String, &Snapshot)> = history
         .records
         .iter()
-        .map(|(_, s)| (s.release.label.clone(), s))
+        .map(|(_, s)| (s.release.label.clone(), &**s))
         .collect();
     if let Some(a) = against {
         records.push(("--against".to_string(), a));
