@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
-use crate::common::workspace::{cargo, cargo_in, copy_sources, e2e_target, target_dir};
+use crate::common::workspace::{cargo, cargo_in, e2e_copy, e2e_target, target_dir};
 use crate::common::{root, stderr, stdout};
 use serde_json::Value as J;
 
@@ -157,11 +157,8 @@ fn nothing_generated_from_the_spec_is_in_the_checkers_build_graph() {
 #[test]
 #[ignore = "builds the checker and the runtime in a copy of the workspace (minutes); .ci/run runs it with --ignored"]
 fn a_spec_broken_mid_edit_is_reported_by_check_and_once_by_the_runtime_build() {
-    let base = target_dir().join("broken-spec-e2e");
-    let workspace = base.join("workspace");
-    let _ = std::fs::remove_dir_all(&workspace);
-    copy_sources(&root(), &workspace);
-    let target = e2e_target(base.join("target"));
+    let (_copy, workspace) = e2e_copy();
+    let target = e2e_target(target_dir().join("broken-spec-e2e"));
 
     // Mid-edit: a new element type at the next minor, before the axis's `current` is bumped.
     let spec = workspace.join("spec");

@@ -19,8 +19,8 @@ use std::time::Instant;
 
 use hurray_codegen::playbook::{self, Build, Outcome, Scenario};
 
-use crate::common::fixtures::{copy_dir, materialize};
-use crate::common::workspace::{cargo_in, copy_sources, e2e_target};
+use crate::common::fixtures::materialize;
+use crate::common::workspace::{cargo_in, e2e_copy, e2e_target, sync_sources};
 use crate::common::{root, scratch, stderr, stdout};
 
 fn page() -> String {
@@ -165,20 +165,9 @@ fn hurray_of(target: &Path) -> PathBuf {
 fn run_scenario(s: &Scenario, old: &Path) -> String {
     let base = e2e_base();
     let target = playbook_target();
-    let workspace = base.join(&s.fixture).join("workspace");
-    let _ = std::fs::remove_dir_all(&workspace);
-    copy_sources(&root(), &workspace);
-    // The format's public sources (`../shared`) beside the copy, as beside the repository.
-    // Made anew each run: an earlier run's link may name a checkout that is gone.
-    let shared = base.join(&s.fixture).join("shared");
-    if shared.symlink_metadata().is_ok_and(|m| m.is_symlink()) {
-        std::fs::remove_file(&shared).unwrap();
-    }
-    let _ = std::fs::remove_dir_all(&shared);
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(crate::common::shared().canonicalize().unwrap(), &shared).unwrap();
-    #[cfg(not(unix))]
-    copy_dir(&crate::common::shared(), &shared);
+    // The one copy every scenario amends in turn, brought back to the checkout's files first:
+    // what a scenario leaves unchanged is not compiled again.
+    let (_copy, workspace) = e2e_copy();
     let dir = playbook::fixture_dir(&root(), &s.fixture);
     let work = scratch(&format!("playbook-e2e-{}", s.fixture));
     // The edits as a real amendment makes them: its names without the fixtures' `x_`, so the
@@ -188,8 +177,7 @@ fn run_scenario(s: &Scenario, old: &Path) -> String {
     let m =
         hurray_codegen::overlay::materialize(&root().join("spec"), &work.join("edit.toml"), &work)
             .unwrap_or_else(|e| panic!("{e}"));
-    std::fs::remove_dir_all(workspace.join("spec")).unwrap();
-    copy_dir(&m.tree, &workspace.join("spec"));
+    sync_sources(&m.tree, &workspace.join("spec"));
     // A checkout is a git repository (the two-checkout test lists its files with git).
     for args in [&["init", "-q"][..], &["add", "-A"][..]] {
         let o = Command::new("git")

@@ -30,40 +30,102 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Copy a tree, without `target/` and `.git/`, keeping each file's modification time so that
-/// cargo, which fingerprints path dependencies by it, reuses an earlier build of the copy.
-pub fn copy_sources(from: &Path, to: &Path) {
+/// The one copy of the workspace every end-to-end test builds in, `<dir>/workspace`, with
+/// the format's public sources linked beside it (`<dir>/shared`, as `../shared` is beside the
+/// repository), and the lock a test holds while it uses the copy. One copy, not one per test
+/// or scenario: cargo tells path packages apart by their path, so a copy at a new path
+/// compiles every crate of the workspace again, while the same copy, brought up to date file
+/// by file ([`sync_sources`]), recompiles only what its changed files reach (for a scenario
+/// that amends spec/, the crates generated from it).
+pub fn e2e_copy() -> (std::sync::MutexGuard<'static, ()>, PathBuf) {
+    static IN_USE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it left the copy as any test may find it: synced anew.
+    let guard = IN_USE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = std::env::temp_dir().join("hurray-e2e");
+    let workspace = dir.join("workspace");
+    sync_sources(&crate::common::root(), &workspace);
+    // Made anew each time: an earlier run's link may name a checkout that is gone.
+    let shared = dir.join("shared");
+    if shared.symlink_metadata().is_ok_and(|m| m.is_symlink()) {
+        std::fs::remove_file(&shared).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&shared);
+    let from = crate::common::shared().canonicalize().unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&from, &shared).unwrap();
+    #[cfg(not(unix))]
+    crate::common::fixtures::copy_dir(&from, &shared);
+    (guard, workspace)
+}
+
+/// Make `to` a copy of the tree `from` (without its `target/` and `.git/`; `to`'s `.git/` is
+/// removed) as a checkout does: a file whose bytes are already there is left alone, keeping
+/// its modification time, and every other file is written, with a new one; what `from` lacks
+/// is removed. Cargo fingerprints path packages by their files' modification times, so an
+/// earlier build of `to` stays fresh exactly where the bytes are the same.
+pub fn sync_sources(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
+    let skipped = |name: &std::ffi::OsStr| name == "target" || name == ".git";
+    let _ = std::fs::remove_dir_all(to.join(".git"));
+    let mut present = std::collections::BTreeSet::new();
     for e in std::fs::read_dir(from).unwrap() {
         let e = e.unwrap();
         let name = e.file_name();
-        if name == "target" || name == ".git" {
+        if skipped(&name) {
             continue;
         }
+        present.insert(name.clone());
         let (src, dst) = (e.path(), to.join(&name));
         let kind = e.file_type().unwrap();
+        let there = dst.symlink_metadata().ok().map(|m| m.file_type());
         if kind.is_symlink() {
             // A link inside the tree (a crate embedding spec/) stays a link in the copy.
+            let link = std::fs::read_link(&src).unwrap();
+            if there.is_some_and(|t| t.is_symlink())
+                && std::fs::read_link(&dst).is_ok_and(|l| l == link)
+            {
+                continue;
+            }
+            remove(&dst);
             #[cfg(unix)]
-            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+            std::os::unix::fs::symlink(&link, &dst).unwrap();
             #[cfg(not(unix))]
             if src.is_dir() {
-                copy_sources(&src, &dst);
+                sync_sources(&src, &dst);
             } else {
                 std::fs::copy(&src, &dst).unwrap();
             }
         } else if kind.is_dir() {
-            copy_sources(&src, &dst);
+            if there.is_some_and(|t| !t.is_dir()) {
+                remove(&dst);
+            }
+            sync_sources(&src, &dst);
         } else {
-            std::fs::copy(&src, &dst).unwrap();
-            let modified = std::fs::metadata(&src).unwrap().modified().unwrap();
-            std::fs::File::options()
-                .write(true)
-                .open(&dst)
-                .unwrap()
-                .set_modified(modified)
-                .unwrap();
+            let bytes = std::fs::read(&src).unwrap();
+            if there.is_some_and(|t| t.is_file()) && std::fs::read(&dst).is_ok_and(|b| b == bytes) {
+                continue;
+            }
+            remove(&dst);
+            std::fs::write(&dst, &bytes).unwrap();
+            std::fs::set_permissions(&dst, e.metadata().unwrap().permissions()).unwrap();
         }
+    }
+    for e in std::fs::read_dir(to).unwrap() {
+        let name = e.unwrap().file_name();
+        if !skipped(&name) && !present.contains(&name) {
+            remove(&to.join(name));
+        }
+    }
+}
+
+/// Remove a file, a link or a whole directory, whichever is there.
+fn remove(path: &Path) {
+    match path.symlink_metadata() {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path).unwrap(),
+        Ok(_) => std::fs::remove_file(path).unwrap(),
+        Err(_) => {}
     }
 }
 
