@@ -311,7 +311,7 @@ pub fn load_texts(
         match (first.as_str(), name.as_str()) {
             ("spec.toml", _) => raw.spec = parse(id, text, diags).map(|v| (id, v)),
             ("resolutions.toml", _) => raw.resolutions = parse(id, text, diags).map(|v| (id, v)),
-            ("tags", _) => raw.tags.extend(parse(id, text, diags).map(|v| (id, v))),
+            (TAGS_DIR, _) => raw.tags.extend(parse(id, text, diags).map(|v| (id, v))),
             ("flags", _) => raw.flags.extend(parse(id, text, diags).map(|v| (id, v))),
             ("structures", _) => raw
                 .structures
