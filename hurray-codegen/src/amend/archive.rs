@@ -127,6 +127,8 @@ pub fn verify(
     // The current tables, which complete an archive written before a key existed
     // (`RawSpec::complete_from`); read once, and only when an archive is there.
     let mut current: Option<crate::load::RawSpec> = None;
+    // The digest of the current tag tables, which every archive's memo key holds; once.
+    let mut tags: Option<Option<[u8; 32]>> = None;
     for (record_file, record) in &history.records {
         let d = dir(spec_dir, record.release.sequence);
         if !d.is_dir() {
@@ -134,9 +136,14 @@ pub fn verify(
         }
         let name = format!("{}/{}", history::DIR, dir_name(record.release.sequence));
         // Verified before in this process, byte for byte the same, against the same record.
-        let memo = (!history.edited.contains(&record.release.sequence))
-            .then(|| digest(&d, &record.release.fingerprint, spec_dir).ok())
-            .flatten();
+        let tags =
+            *tags.get_or_insert_with(|| current_tags(spec_dir).ok().and_then(|f| digest(&f, &[])));
+        let memo = match tags {
+            Some(tags) if !history.edited.contains(&record.release.sequence) => tables(&d)
+                .ok()
+                .and_then(|files| digest(&files, &[record.release.fingerprint.as_bytes(), &tags])),
+            _ => None,
+        };
         if memo.is_some_and(|m| verified().contains(&m)) {
             continue;
         }
@@ -256,46 +263,35 @@ fn verified() -> std::sync::MutexGuard<'static, HashSet<[u8; 32]>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The digest of what verifying an archive reads: every file of the archive directory (its
-/// path within it and its bytes, in path order), the fingerprint of the record it is
-/// verified against, and the current tag tables (`tags/`), which complete an archive written
-/// before a key of theirs existed ([`RawSpec::complete_from`] reads nothing else).
+/// The current tag tables (`tags/`), which complete an archive written before a key of
+/// theirs existed ([`RawSpec::complete_from`] reads nothing else of the current tables).
 ///
 /// [`RawSpec::complete_from`]: crate::load::RawSpec::complete_from
-fn digest(archive: &Path, fingerprint: &str, spec_dir: &Path) -> std::io::Result<[u8; 32]> {
-    fn files(d: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        for e in std::fs::read_dir(d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                files(&p, out)?;
-            } else {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
+fn current_tags(spec_dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let folder = format!("{}/", crate::load::TAGS_DIR);
+    let mut files = tables(spec_dir)?;
+    files.retain(|(relative, _)| relative.starts_with(&folder));
+    Ok(files)
+}
+
+/// The digest of what verifying an archive reads: `files` (as [`tables`] lists them: how many,
+/// then each one's path and bytes, in path order) and `more` (the record's fingerprint, the
+/// digest of the current tag tables). `None` when a file cannot be read: nothing is memoised.
+fn digest(files: &[(String, PathBuf)], more: &[&[u8]]) -> Option<[u8; 32]> {
     let mut h = Sha256::new();
     let mut part = |bytes: &[u8]| {
         h.update((bytes.len() as u64).to_le_bytes());
         h.update(bytes);
     };
-    for root in [archive.to_path_buf(), spec_dir.join(crate::load::TAGS_DIR)] {
-        let mut all = Vec::new();
-        files(&root, &mut all)?;
-        all.sort();
-        part(&[]);
-        for p in all {
-            part(
-                p.strip_prefix(&root)
-                    .unwrap_or(&p)
-                    .to_string_lossy()
-                    .as_bytes(),
-            );
-            part(&std::fs::read(&p)?);
-        }
+    part(&(files.len() as u64).to_le_bytes());
+    for (relative, path) in files {
+        part(relative.as_bytes());
+        part(&std::fs::read(path).ok()?);
     }
-    part(fingerprint.as_bytes());
-    Ok(h.finalize().into())
+    for m in more {
+        part(m);
+    }
+    Some(h.finalize().into())
 }
 
 /// The first item the archive's snapshot states otherwise than the record, and where it is
