@@ -5493,7 +5493,7 @@ pub mod rules {
                 Rule::Ix89 => EnforcedBy::Pending,
                 Rule::Ix90 => EnforcedBy::Pending,
                 Rule::Ix91 => EnforcedBy::Pending,
-                Rule::Ix92 => EnforcedBy::Pending,
+                Rule::Ix92 => EnforcedBy::Runtime,
                 Rule::Ord1 => EnforcedBy::Runtime,
                 Rule::Ord2 => EnforcedBy::Runtime,
                 Rule::Ord3 => EnforcedBy::Runtime,
@@ -6789,6 +6789,20 @@ pub mod tags {
             crate::wire::TagClass::Known(super::tags::MemoryClass::Standard),
             crate::wire::TagClass::Private,
         ];
+        /// The least `alignment` a non-empty buffer transferred to this device declares (IX-92, `transfer_alignment`); `None`: the buffer protocol's own minimum only.
+        pub fn transfer_alignment(self) -> Option<u64> {
+            match self {
+                Device::Cpu => None,
+                Device::Cuda => Some(4096),
+                Device::Rocm => Some(4096),
+                Device::Metal => Some(4096),
+                Device::Vulkan => Some(4096),
+                Device::Webgpu => Some(4096),
+                Device::Hexagon => None,
+                Device::LevelZero => Some(4096),
+                Device::Opencl => Some(4096),
+            }
+        }
     }
     impl crate::wire::sealed::Sealed for Device {}
     impl crate::wire::TagSpace for Device {
@@ -8729,6 +8743,24 @@ pub mod tags {
                 MessageType::RdmaReady => MessageTypeSender::Destination,
             }
         }
+        /// The least `alignment` a non-empty buffer transferred on the path this message begins declares (IX-92, `transfer_alignment`); `None`: no minimum of its own.
+        pub fn transfer_alignment(self) -> Option<u64> {
+            match self {
+                MessageType::ClientHello => None,
+                MessageType::ServerHello => None,
+                MessageType::TensorRequest => None,
+                MessageType::TensorDescriptor => None,
+                MessageType::TensorData => None,
+                MessageType::TensorDataEnd => None,
+                MessageType::TensorPut => None,
+                MessageType::TensorPutAck => None,
+                MessageType::Error => None,
+                MessageType::Ping => None,
+                MessageType::Pong => None,
+                MessageType::RdmaRegister => Some(4096),
+                MessageType::RdmaReady => None,
+            }
+        }
     }
     impl crate::wire::sealed::Sealed for MessageType {}
     impl crate::wire::TagSpace for MessageType {
@@ -10637,6 +10669,11 @@ pub mod consts {
             "RES-80",
             "device fallback (interchange.md §10.1, §10.2, I18): the server's table allows one silent fallback (CPU, for an advertised device transiently unavailable, when the client lists CPU) and otherwise DEVICE_UNAVAILABLE; the client's table lets it accept any differing device it lists",
             "§10.1 binds the sender of the answer, and a receiver checks what it can see: buffers on the preferred device, or on CPU when the preferred device is one the server's HELLO advertises and the client's HELLO lists CPU. Any other placement is a silent fallback: a device other than CPU breaks IX-32, CPU for a device the server does not advertise breaks IX-32, CPU for a client not listing it breaks IX-33; each is answered DEVICE_UNAVAILABLE and ends the stream. §10.2's acceptance covers that one fallback (IX-35); whether the preferred device was unavailable transiently or for good is the server's judgement, which no receiver sees (I18).",
+        ),
+        (
+            "RES-81",
+            "transfer alignment (interchange.md §25, IX-92; descriptor.md §11, BH-4): buffers \"destined for GPU, IPC or RDMA transfer\" declare alignment ≥ 4096, but neither sheet says which devices are GPUs, whether an empty buffer counts, or what a receiver of the framed protocol can see of IPC",
+            "the device table states it: `transfer_alignment = 4096` on every allocated device tag of a GPU programming interface (CUDA, ROCm, Metal, Vulkan, WebGPU, Level Zero, OpenCL); CPU has none (the buffer protocol's 64), nor Hexagon (a DSP: descriptor.md §11 recommends 128, a SHOULD), nor a private device (out-of-band agreement). The message-type table states the RDMA path's: `transfer_alignment = 4096` on RDMA_REGISTER. A zero-size buffer carries no bytes and is exempt, as from the buffer protocol's minimum (BH-3). On the framed protocol a TENSOR_DESCRIPTOR or TENSOR_PUT whose non-empty buffer is on such a device with a smaller alignment breaks IX-92, and so does a source RDMA_REGISTER for a tensor with a non-empty buffer aligned below RDMA_REGISTER's; the receiver answers with the error space's default code (INVALID_MESSAGE) and ends the stream, and a sender refuses to send either. Shared-memory IPC is not carried by the protocol's messages (RES-77): its alignment binds the implementation's own channel.",
         ),
     ];
 }

@@ -1683,27 +1683,27 @@ enums:
       id: cuda
       doc: |-
         CUDA device memory
-        memory classes: standard, host_pinned, unified, peer
+        memory classes: standard, host_pinned, unified, peer; transfer alignment ≥ 4096
     0x02:
       id: rocm
       doc: |-
         ROCm device memory
-        memory classes: standard, host_pinned, unified, peer
+        memory classes: standard, host_pinned, unified, peer; transfer alignment ≥ 4096
     0x03:
       id: metal
       doc: |-
         Metal device memory (Apple Silicon unified memory)
-        memory classes: standard, host_pinned, unified
+        memory classes: standard, host_pinned, unified; transfer alignment ≥ 4096
     0x04:
       id: vulkan
       doc: |-
         Vulkan device memory
-        memory classes: standard, host_pinned, unified, peer
+        memory classes: standard, host_pinned, unified, peer; transfer alignment ≥ 4096
     0x05:
       id: webgpu
       doc: |-
         WebGPU device memory
-        memory classes: standard
+        memory classes: standard; transfer alignment ≥ 4096
     0x06:
       id: hexagon
       doc: |-
@@ -1713,12 +1713,12 @@ enums:
       id: level_zero
       doc: |-
         Intel Level Zero / oneAPI device memory
-        memory classes: standard, host_pinned, unified, peer
+        memory classes: standard, host_pinned, unified, peer; transfer alignment ≥ 4096
     0x08:
       id: opencl
       doc: |-
         OpenCL device memory
-        memory classes: standard, host_pinned, unified
+        memory classes: standard, host_pinned, unified; transfer alignment ≥ 4096
   element_type:
     0x01:
       id: float16
@@ -2062,7 +2062,7 @@ enums:
       id: rdma_register
       doc: |-
         RDMA_REGISTER: a registered memory region for the RDMA data plane (either direction)
-        structure `rdma_register`; sent by: either
+        structure `rdma_register`; sent by: either; transfer alignment ≥ 4096
     0x0000000d:
       id: rdma_ready
       doc: |-

@@ -383,6 +383,10 @@ pub struct Tag {
     pub statistics_nnz_rule: Option<S<String>>,
     /// (device) The memory classes valid on the device (BH-13).
     pub memory_classes: Option<S<Vec<S<String>>>>,
+    /// (device, message_type) The least `alignment` a non-empty buffer declares when it is
+    /// transferred to this device, or on the transfer path this message begins (IX-92): a
+    /// power of two.
+    pub transfer_alignment: Option<S<i64>>,
     /// (scheme) The scheme's flag set (`flags/schemes.toml`).
     pub flags: Option<S<String>>,
     /// (scheme) The element types the scheme may quantize.

@@ -71,7 +71,8 @@ fn identity(spec: &Spec, t: &Tag) -> String {
             parts.push(format!("buffers={}*rank+{}", a.buffers.a, a.buffers.b));
             parts.push(format!("byte_offset={:?}", a.byte_offset).to_lowercase());
         }
-        TagAttrs::Device { memory_classes } => {
+        // A transfer alignment is a reader fact (`tag N transfer_alignment`), not identity.
+        TagAttrs::Device { memory_classes, .. } => {
             parts.push(format!("memory_classes={}", memory_classes.join(",")))
         }
         TagAttrs::Scheme(a) => {
@@ -197,8 +198,12 @@ fn attributes_markdown(spec: &Spec, t: &Tag) -> String {
                 ],
             ));
         }
-        TagAttrs::Device { memory_classes } => {
-            parts.push(format!("memory classes: {}", memory_classes.join(", ")))
+        TagAttrs::Device {
+            memory_classes,
+            transfer_alignment,
+        } => {
+            parts.push(format!("memory classes: {}", memory_classes.join(", ")));
+            parts.extend(transfer_alignment.map(|a| format!("transfer alignment ≥ {a}")));
         }
         TagAttrs::Scheme(a) => {
             parts.push(format!("flags `{}`", spec.flag_set(a.flags).name));
@@ -238,7 +243,13 @@ fn attributes_markdown(spec: &Spec, t: &Tag) -> String {
             spec,
             &[("combine_op_rule", Some(*combine_op_rule))],
         )),
-        TagAttrs::MessageType { sender } => parts.push(format!("sent by: {}", sender.word())),
+        TagAttrs::MessageType {
+            sender,
+            transfer_alignment,
+        } => {
+            parts.push(format!("sent by: {}", sender.word()));
+            parts.extend(transfer_alignment.map(|a| format!("transfer alignment ≥ {a}")));
+        }
         TagAttrs::None => {}
     }
     parts.join("; ")

@@ -262,6 +262,9 @@ enum State {
 #[derive(Clone, Copy, Debug)]
 struct Transfer {
     total: u64,
+    /// The least `alignment` the tensor's non-empty buffers declare (`None`: no such buffer),
+    /// for the transfer path's own minimum (IX-92).
+    alignment: Option<u64>,
     /// The next byte offset a frame must start at (ORD-5).
     next: u64,
     frames: u64,
@@ -1088,11 +1091,12 @@ impl Connection {
                     ));
                 }
                 check_total(&d, p.total_data_bytes(), p.total_data_bytes_at())?;
+                let alignment = check_transfer_alignment(&d)?;
                 self.errored.remove(&id);
                 self.open(
                     id,
                     Kind::Push,
-                    State::Transfer(Transfer::new(p.total_data_bytes())),
+                    State::Transfer(Transfer::new(p.total_data_bytes(), alignment)),
                 );
                 return Ok(Effect::None);
             }
@@ -1160,6 +1164,7 @@ impl Connection {
                     ));
                 }
                 self.check_placement(&d, device)?;
+                let alignment = check_transfer_alignment(&d)?;
                 // A parallel answer's first tensor is its shard; later ones are its members.
                 let shard = match offer {
                     Some(o) if self.streams[&id].tensors == 0 => Some((o, self.check_shard(o, p)?)),
@@ -1175,7 +1180,7 @@ impl Connection {
                     s.tracker.push(s.tensors, &name, &d, &mut ctx)?;
                 }
                 s.tensors += 1;
-                s.state = State::Transfer(Transfer::new(total));
+                s.state = State::Transfer(Transfer::new(total, alignment));
                 if let Some((o, sharding)) = shard {
                     self.take_shard(o, sharding);
                 }
@@ -1315,6 +1320,18 @@ impl Connection {
                                 Rule::Ix39,
                                 at,
                                 "a tensor of total_data_bytes 0 is followed by TENSOR_DATA_END, not an RDMA handshake",
+                            ));
+                        }
+                        if let (Some(least), Some(min)) =
+                            (t.alignment, MessageType::RdmaRegister.transfer_alignment())
+                            && least < min
+                        {
+                            return Err(Error::new(
+                                Rule::Ix92,
+                                at,
+                                format!(
+                                    "the tensor goes by RDMA, and a non-empty buffer of its descriptor declares alignment {least}: the path's transfer_alignment is {min} (RES-81)"
+                                ),
                             ));
                         }
                         t.path = Path::Rdma {
@@ -1618,14 +1635,43 @@ impl Connection {
 }
 
 impl Transfer {
-    fn new(total: u64) -> Transfer {
+    fn new(total: u64, alignment: Option<u64>) -> Transfer {
         Transfer {
             total,
+            alignment,
             next: 0,
             frames: 0,
             path: Path::Open,
         }
     }
+}
+
+/// IX-92 (RES-81): every non-empty buffer on a device with a `transfer_alignment` declares at
+/// least that alignment. Gives the least alignment the non-empty buffers declare, for the
+/// transfer path's own minimum.
+fn check_transfer_alignment(d: &DescriptorView<'_>) -> Result<Option<u64>, Error> {
+    let mut least = None;
+    for h in d.buffer_table().buffers().iter() {
+        if h.byte_size().to::<u64>() == 0 {
+            continue;
+        }
+        let alignment: u64 = h.alignment().to();
+        if let TagClass::Known(device) = Device::classify(h.device_tag().raw())
+            && let Some(min) = device.transfer_alignment()
+            && alignment < min
+        {
+            return Err(Error::new(
+                Rule::Ix92,
+                h.alignment_at(),
+                format!(
+                    "a non-empty buffer on {} declares alignment {alignment}: the device's transfer_alignment is {min} (RES-81)",
+                    device.name()
+                ),
+            ));
+        }
+        least = Some(least.map_or(alignment, |l: u64| l.min(alignment)));
+    }
+    Ok(least)
 }
 
 /// A request's answer begins with the tensor's `TENSOR_DESCRIPTOR`, shard 0 of 1.

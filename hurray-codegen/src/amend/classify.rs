@@ -941,6 +941,10 @@ fn loosens(kind: FactKind, old: &str, new: &str) -> bool {
             (old.parse::<u64>(), new.parse::<u64>()),
             (Ok(o), Ok(n)) if n > o
         ),
+        FactKind::Minimum => matches!(
+            (old.parse::<u64>(), new.parse::<u64>()),
+            (Ok(o), Ok(n)) if n < o
+        ),
         _ => false,
     }
 }
@@ -1213,7 +1217,7 @@ fn s6_bump_help(
 /// - A rule reference: the same action reports another code, PATCH; another action is
 ///   judged like an action change.
 /// - A limit: lowered forbids what was valid, raised accepts what older readers reject
-///   (CD2): MAJOR either way.
+///   (CD2): MAJOR either way. A minimum likewise, the other way round.
 /// - A shape fact: MAJOR. A label: PATCH.
 pub fn classify_fact(
     kind: FactKind,
@@ -1261,6 +1265,12 @@ pub fn classify_fact(
             Class::Major,
             format!(
                 "{old} → {new}: a lower limit forbids valid encodings, a higher one accepts what older readers reject (CD2)"
+            ),
+        ),
+        FactKind::Minimum => (
+            Class::Major,
+            format!(
+                "{old} → {new}: a higher minimum forbids valid encodings, a lower one accepts what older readers reject (CD2)"
             ),
         ),
         FactKind::Shape => (

@@ -53,8 +53,10 @@ pub enum FactKind {
     /// A rule reference: which rule a violation reports. What decides acceptance is that
     /// rule's action.
     Rule,
-    /// A limit readers enforce (a nesting depth).
+    /// A limit readers enforce (a nesting depth): a higher one accepts more.
     Limit,
+    /// A least value readers enforce (a transfer alignment): a lower one accepts more.
+    Minimum,
     /// Anything else that decides how readers parse (a role, a version field, the unknown-bit
     /// behaviour, who a rule binds).
     Shape,
@@ -68,6 +70,7 @@ impl FactKind {
             FactKind::Action => "action",
             FactKind::Rule => "rule",
             FactKind::Limit => "limit",
+            FactKind::Minimum => "minimum",
             FactKind::Shape => "shape",
             FactKind::Label => "label",
         }
@@ -77,6 +80,7 @@ impl FactKind {
             FactKind::Action,
             FactKind::Rule,
             FactKind::Limit,
+            FactKind::Minimum,
             FactKind::Shape,
             FactKind::Label,
         ]
@@ -407,10 +411,22 @@ pub fn of_spec(spec: &Spec, spans: &mut SpanIndex) -> SReaders {
             }
         }
         for t in &s.tags {
-            if let TagAttrs::MessageType { sender } = t.attrs {
+            if let TagAttrs::MessageType { sender, .. } = t.attrs {
                 let k = format!("tag {} sender", t.value);
                 let w = sender.word().to_string();
                 c.push(item.clone(), &k, s.axis, FactKind::Shape, w);
+            }
+            if let TagAttrs::Device {
+                transfer_alignment: Some(a),
+                ..
+            }
+            | TagAttrs::MessageType {
+                transfer_alignment: Some(a),
+                ..
+            } = t.attrs
+            {
+                let k = format!("tag {} transfer_alignment", t.value);
+                c.push(item.clone(), &k, s.axis, FactKind::Minimum, a.to_string());
             }
             for (key, rule) in tag_rules(s, t) {
                 let k = format!("tag {} {key}", t.value);

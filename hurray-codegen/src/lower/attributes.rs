@@ -29,7 +29,7 @@ fn keys(role: Option<Role>) -> &'static [&'static str] {
             "shard_rule",
             "statistics_nnz_rule",
         ],
-        Some(Role::Device) => &["memory_classes"],
+        Some(Role::Device) => &["memory_classes", "transfer_alignment"],
         Some(Role::Scheme) => &[
             "flags",
             "storage",
@@ -41,7 +41,7 @@ fn keys(role: Option<Role>) -> &'static [&'static str] {
         Some(Role::CombineOp) => &["legal_with"],
         Some(Role::BlockTableIndexType) => &["index_bytes"],
         Some(Role::CompositionRule) => &["combine_op_rule"],
-        Some(Role::MessageType) => &["sender"],
+        Some(Role::MessageType) => &["sender", "transfer_alignment"],
         Some(Role::MemoryClass) | None => &[],
     }
 }
@@ -91,6 +91,7 @@ fn present(t: &raw::Tag) -> Vec<(&'static str, std::ops::Range<usize>)> {
         at("rank_rule", &t.rank_rule),
         at("scalar_rule", &t.scalar_rule),
         at("memory_classes", &t.memory_classes),
+        at("transfer_alignment", &t.transfer_alignment),
         at("flags", &t.flags),
         at("storage", &t.storage),
         at("storage_rule", &t.storage_rule),
@@ -161,6 +162,26 @@ impl Lower<'_> {
         value.as_ref()
     }
 
+    /// `transfer_alignment`, when written: a power of two that fits a buffer handle's
+    /// `alignment`. `Some(None)` when absent, `None` after reporting.
+    fn transfer_alignment(&mut self, file: FileId, t: &raw::Tag) -> Option<Option<u32>> {
+        let Some(a) = &t.transfer_alignment else {
+            return Some(None);
+        };
+        match u32::try_from(*a.get_ref()) {
+            Ok(v) if v.is_power_of_two() => Some(Some(v)),
+            _ => {
+                self.err(
+                    &lints::BAD_VALUE,
+                    span(file, a),
+                    format!("`{}` is not a buffer alignment", a.get_ref()),
+                    "a transfer alignment is a power of two of at most 2^31, as a buffer handle's `alignment` (BH-1)",
+                );
+                None
+            }
+        }
+    }
+
     /// The attributes of a value of `space`, by the space's role.
     pub(super) fn tag_attributes(
         &mut self,
@@ -184,8 +205,10 @@ impl Lower<'_> {
             Some(Role::Layout) => self.layout(file, space, at, t).map(TagAttrs::Layout),
             Some(Role::Device) => {
                 let classes = self.required(&t.memory_classes, "memory_classes", space, t, at)?;
+                let transfer_alignment = self.transfer_alignment(file, t)?;
                 Some(TagAttrs::Device {
                     memory_classes: strings(classes),
+                    transfer_alignment,
                 })
             }
             Some(Role::Scheme) => self
@@ -221,7 +244,11 @@ impl Lower<'_> {
             Some(Role::MessageType) => {
                 let w = self.required(&t.sender, "sender", space, t, at)?;
                 let sender = self.word::<Sender>(file, w)?;
-                Some(TagAttrs::MessageType { sender })
+                let transfer_alignment = self.transfer_alignment(file, t)?;
+                Some(TagAttrs::MessageType {
+                    sender,
+                    transfer_alignment,
+                })
             }
             Some(Role::MemoryClass) | None => Some(TagAttrs::None),
         }

@@ -437,7 +437,8 @@ pub struct Tag {
 }
 
 /// Space-specific attributes of a tag; part of its S2 identity, except the rules a tag names
-/// (which rule a rejection reports: reader facts of the release records).
+/// (which rule a rejection reports), a message type's sender and a transfer alignment:
+/// reader facts of the release records, keys added after the identities were released.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TagAttrs {
     None,
@@ -445,6 +446,9 @@ pub enum TagAttrs {
     Layout(LayoutAttrs),
     Device {
         memory_classes: Vec<String>,
+        /// The least alignment a non-empty buffer transferred to the device declares (IX-92);
+        /// `None`: the buffer protocol's own minimum only.
+        transfer_alignment: Option<u32>,
     },
     Scheme(SchemeAttrs),
     CombineOp {
@@ -457,9 +461,11 @@ pub enum TagAttrs {
     CompositionRule {
         combine_op_rule: RuleId,
     },
-    /// Which side sends the message type.
+    /// Which side sends the message type, and the least alignment a non-empty buffer
+    /// transferred on the path the message begins declares (IX-92).
     MessageType {
         sender: Sender,
+        transfer_alignment: Option<u32>,
     },
 }
 

@@ -302,7 +302,7 @@ fn tag_attrs(spec: &Spec, t: &Tag, diags: &mut Diagnostics) {
                 }
             }
         }
-        TagAttrs::Device { memory_classes } => {
+        TagAttrs::Device { memory_classes, .. } => {
             let classes = names_in(spec.roles.memory_class);
             for m in memory_classes {
                 if !classes.contains(m) && m != "private" {

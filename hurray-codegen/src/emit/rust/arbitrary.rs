@@ -525,7 +525,7 @@ fn memory_class_of_device(spec: &Spec, id: StructId, i: usize) -> Option<TokenSt
         .tags
         .iter()
         .filter_map(|t| match &t.attrs {
-            TagAttrs::Device { memory_classes } => {
+            TagAttrs::Device { memory_classes, .. } => {
                 let v = lit_u64(u64::from(t.value));
                 let values = memory_classes
                     .iter()

@@ -698,7 +698,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 .iter()
                 .map(|t| {
                     let m: Vec<_> = match &t.attrs {
-                        TagAttrs::Device { memory_classes } => {
+                        TagAttrs::Device { memory_classes, .. } => {
                             memory_classes.iter().map(class).collect()
                         }
                         _ => Vec::new(),
@@ -706,6 +706,7 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                     quote!(&[#(#m),*])
                 })
                 .collect();
+            let alignments = transfer_alignments(tag_space);
             let private: Vec<_> = tag_space
                 .ranges
                 .iter()
@@ -717,6 +718,8 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
                 pub fn memory_classes(self) -> &'static [crate::wire::TagClass<super::tags::#memory_class>] { match self { #(#ty::#vs => #lists,)* } }
                 /// Memory classes valid on a private device.
                 pub const PRIVATE_MEMORY_CLASSES: &'static [crate::wire::TagClass<super::tags::#memory_class>] = &[#(#private),*];
+                /// The least `alignment` a non-empty buffer transferred to this device declares (IX-92, `transfer_alignment`); `None`: the buffer protocol's own minimum only.
+                pub fn transfer_alignment(self) -> Option<u64> { match self { #(#ty::#vs => #alignments,)* } }
             }
         }
         Some(Role::Scheme) => {
@@ -814,8 +817,9 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
         }
         Some(Role::MessageType) => {
             let sender = format_ident!("{}Sender", ty);
+            let alignments = transfer_alignments(tag_space);
             let Some(senders) = attributes(tag_space, |a| match a {
-                TagAttrs::MessageType { sender: s } => {
+                TagAttrs::MessageType { sender: s, .. } => {
                     let v = camel(s.word());
                     Some(quote!(#sender::#v))
                 }
@@ -826,10 +830,35 @@ fn tag_attr_methods(spec: &Spec, id: SpaceId) -> TokenStream {
             quote! {
                 /// Which side of a connection sends a message of this type (`sender`).
                 pub fn sender(self) -> #sender { match self { #(#ty::#vs => #senders,)* } }
+                /// The least `alignment` a non-empty buffer transferred on the path this message begins declares (IX-92, `transfer_alignment`); `None`: no minimum of its own.
+                pub fn transfer_alignment(self) -> Option<u64> { match self { #(#ty::#vs => #alignments,)* } }
             }
         }
         Some(Role::MemoryClass) | None => quote!(),
     }
+}
+
+/// Each tag's `transfer_alignment` (device and message type roles) as an `Option<u64>`
+/// expression, in tag order.
+fn transfer_alignments(tag_space: &TagSpace) -> Vec<TokenStream> {
+    tag_space
+        .tags
+        .iter()
+        .map(|t| match t.attrs {
+            TagAttrs::Device {
+                transfer_alignment: Some(a),
+                ..
+            }
+            | TagAttrs::MessageType {
+                transfer_alignment: Some(a),
+                ..
+            } => {
+                let a = Literal::u64_unsuffixed(u64::from(a));
+                quote!(Some(#a))
+            }
+            _ => quote!(None),
+        })
+        .collect()
 }
 
 /// Which side sends a message type: an enum of the `sender` words, beside the message type
