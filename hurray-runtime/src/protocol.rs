@@ -19,7 +19,9 @@
 //! repeated are one offer (RES-70), each shard is checked against the others as its descriptor
 //! arrives, and their boxes' cover of the parent once the last one has. The lifecycle it keeps
 //! is RES-63's: the client opens every stream with a request or a push, and a stream ends with
-//! its exchange.
+//! its exchange. A transferred tensor's non-empty buffers declare the alignment the tables
+//! give their device and the RDMA path (IX-92, RES-81). What a server serves a request in (the
+//! layout of §8, the device of §10.1) is [`select`]'s.
 //!
 //! ```
 //! use hurray_runtime::protocol::{Config, Connection, Event};
@@ -54,6 +56,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+pub mod select;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 

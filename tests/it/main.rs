@@ -39,6 +39,7 @@ mod robustness;
 mod roundtrip;
 mod rules;
 mod schema;
+mod selection;
 mod sequential;
 mod stream;
 mod transport;

@@ -480,8 +480,9 @@ fn every_scenario_plays_as_it_says() {
     );
 }
 
-/// Every rule of the protocol the runtime enforces is broken by a scenario, a message vector,
-/// or is restated (tests/coverage.toml) by one that is.
+/// Every rule of the protocol the runtime enforces is broken by a scenario, shown by a case of
+/// the server's selection (tests/protocol/selection.toml), or is restated (tests/coverage.toml)
+/// by one that is.
 #[test]
 fn every_rule_the_state_machine_enforces_is_broken_by_a_scenario() {
     let file = scenarios();
@@ -494,6 +495,8 @@ fn every_rule_the_state_machine_enforces_is_broken_by_a_scenario() {
         }
         seen.extend(broken);
     }
+    // What a server serves a request in is shown by the selection's cases.
+    seen.extend(crate::selection::shown());
     let coverage: toml::Table =
         toml::from_str(&std::fs::read_to_string(root().join("tests/coverage.toml")).unwrap())
             .unwrap();
