@@ -27,6 +27,7 @@ mod inspect;
 mod kaitai_export;
 mod lints;
 mod message;
+mod message_corpus;
 mod migrate;
 mod mutations;
 mod nested_levels;

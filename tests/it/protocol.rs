@@ -131,12 +131,12 @@ fn scenarios() -> Scenarios {
     toml::from_str(&std::fs::read_to_string(&path).unwrap()).expect("tests/protocol/scenarios.toml")
 }
 
-fn json(v: &toml::Value) -> J {
+pub(crate) fn json(v: &toml::Value) -> J {
     serde_json::to_value(v).expect("TOML values are JSON values")
 }
 
 /// `base` with `over`'s keys set.
-fn merged(base: Option<&toml::Value>, over: &toml::Table) -> J {
+pub(crate) fn merged(base: Option<&toml::Value>, over: &toml::Table) -> J {
     let mut out = base
         .map(json)
         .unwrap_or_else(|| J::Object(Default::default()));
@@ -147,7 +147,7 @@ fn merged(base: Option<&toml::Value>, over: &toml::Table) -> J {
 }
 
 /// Set a dotted path (`buffer_table.buffers.0.device_tag`) of a JSON value.
-fn patch(v: &mut J, path: &str, to: J) {
+pub(crate) fn patch(v: &mut J, path: &str, to: J) {
     let mut at = v;
     for key in path.split('.') {
         at = match key.parse::<usize>() {
@@ -199,9 +199,32 @@ fn build(
         .kind
         .as_deref()
         .expect("a step names its type or gives hex");
-    let mut payload = merged(defaults.get(kind), &step.payload);
-    if let Some(name) = &step.descriptor {
-        let d = descriptor_json(name, &step.patch);
+    let payload = merged(defaults.get(kind), &step.payload);
+    let m = message_from_value(
+        kind,
+        step.stream,
+        payload,
+        step.descriptor.as_deref().map(|d| (d, &step.patch)),
+        step.data_bytes,
+    );
+    let bytes = m.to_bytes();
+    (Some(m.payload), bytes)
+}
+
+/// A message built from the tables' value form: its type by name, its stream, its payload's
+/// fields; `descriptor` names a descriptor of ../shared/conformance/stream/descriptors for
+/// the payload's `descriptor`, with its patches (dotted paths of its value form) applied, and
+/// `total_data_bytes` (and a push's `descriptor_length`) filled in when the payload leaves
+/// them out; `data_bytes` makes a TENSOR_DATA frame of that many bytes.
+pub(crate) fn message_from_value(
+    kind: &str,
+    stream: u32,
+    mut payload: J,
+    descriptor: Option<(&str, &toml::Table)>,
+    data_bytes: Option<usize>,
+) -> InterchangeMessage {
+    if let Some((name, patches)) = descriptor {
+        let d = descriptor_json(name, patches);
         let sum: u64 = d["buffer_table"]["buffers"]
             .as_array()
             .unwrap()
@@ -216,18 +239,16 @@ fn build(
         }
         payload["descriptor"] = d;
     }
-    if let Some(n) = step.data_bytes {
+    if let Some(n) = data_bytes {
         payload["data"] = J::String("5a".repeat(n));
     }
     let j = serde_json::json!({
         "message_type": message_type(kind),
-        "stream_id": step.stream,
+        "stream_id": stream,
         "payload": payload,
     });
-    let m = InterchangeMessage::from_value(&from_json(&j, "", &Evolution::default()), "")
-        .unwrap_or_else(|e| panic!("step {kind}: {e}"));
-    let bytes = m.to_bytes();
-    (Some(m.payload), bytes)
+    InterchangeMessage::from_value(&from_json(&j, "", &Evolution::default()), "")
+        .unwrap_or_else(|e| panic!("a {kind} message: {e}"))
 }
 
 fn rule_id(e: &hurray_runtime::Error) -> &'static str {

@@ -203,14 +203,19 @@ pub fn device(
     } else {
         Availability::Permanently
     };
-    match availability {
-        Availability::Now => Ok(preferred),
-        _ if preferred == cpu => Err(Refusal::new(Rule::Ix31)),
-        Availability::Transiently
-            if lists(client, cpu) && lists(server, cpu) && available(cpu) == Availability::Now =>
-        {
-            Ok(cpu)
-        }
-        _ => Err(Refusal::new(Rule::Ix32)),
+    if availability == Availability::Now {
+        return Ok(preferred);
+    }
+    if preferred == cpu {
+        return Err(Refusal::new(Rule::Ix31));
+    }
+    let fallback = availability == Availability::Transiently
+        && lists(client, cpu)
+        && lists(server, cpu)
+        && available(cpu) == Availability::Now;
+    if fallback {
+        Ok(cpu)
+    } else {
+        Err(Refusal::new(Rule::Ix32))
     }
 }
