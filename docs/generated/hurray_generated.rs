@@ -5466,7 +5466,7 @@ pub mod rules {
                 Rule::Ix62 => EnforcedBy::Runtime,
                 Rule::Ix63 => EnforcedBy::Runtime,
                 Rule::Ix64 => EnforcedBy::Runtime,
-                Rule::Ix65 => EnforcedBy::Pending,
+                Rule::Ix65 => EnforcedBy::Runtime,
                 Rule::Ix66 => EnforcedBy::Runtime,
                 Rule::Ix67 => EnforcedBy::Runtime,
                 Rule::Ix68 => EnforcedBy::Runtime,

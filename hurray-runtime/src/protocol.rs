@@ -56,6 +56,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+pub mod reassemble;
 pub mod select;
 #[cfg(feature = "tokio")]
 pub mod tokio;

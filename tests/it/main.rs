@@ -35,6 +35,7 @@ mod obligations;
 mod playbook;
 mod protocol;
 mod reader_pinning;
+mod reassembly;
 mod rejects;
 mod robustness;
 mod roundtrip;

@@ -502,8 +502,9 @@ fn every_scenario_plays_as_it_says() {
 }
 
 /// Every rule of the protocol the runtime enforces is broken by a scenario, shown by a case of
-/// the server's selection (tests/protocol/selection.toml), or is restated (tests/coverage.toml)
-/// by one that is.
+/// the server's selection (tests/protocol/selection.toml) or by a test of the shards'
+/// reassembly (tests/it/reassembly.rs, as tests/coverage.toml lists it), or is restated
+/// (tests/coverage.toml) by one that is.
 #[test]
 fn every_rule_the_state_machine_enforces_is_broken_by_a_scenario() {
     let file = scenarios();
@@ -521,6 +522,19 @@ fn every_rule_the_state_machine_enforces_is_broken_by_a_scenario() {
     let coverage: toml::Table =
         toml::from_str(&std::fs::read_to_string(root().join("tests/coverage.toml")).unwrap())
             .unwrap();
+    // A parallel answer's reassembly, by its own tests (tests/it/reassembly.rs).
+    if let Some(tested) = coverage.get("tested").and_then(toml::Value::as_table) {
+        for (id, tests) in tested {
+            let by_reassembly = tests.as_array().is_some_and(|t| {
+                t.iter()
+                    .filter_map(toml::Value::as_str)
+                    .any(|t| t.starts_with("tests/it/reassembly.rs::"))
+            });
+            if by_reassembly {
+                seen.insert(id.clone());
+            }
+        }
+    }
     let restated = coverage
         .get("restated")
         .and_then(toml::Value::as_table)
