@@ -5416,7 +5416,7 @@ pub mod rules {
                 Rule::Ix12 => EnforcedBy::Runtime,
                 Rule::Ix13 => EnforcedBy::Table,
                 Rule::Ix14 => EnforcedBy::Runtime,
-                Rule::Ix15 => EnforcedBy::Pending,
+                Rule::Ix15 => EnforcedBy::Table,
                 Rule::Ix16 => EnforcedBy::Runtime,
                 Rule::Ix17 => EnforcedBy::Structure,
                 Rule::Ix18 => EnforcedBy::Structure,

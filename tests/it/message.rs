@@ -4,7 +4,7 @@
 //! (the sheet's worked examples among them) read, warn or are rejected as each row says,
 //! through the parse generated from `spec/structures/interchange.toml`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use hurray_codegen::model::Word;
 
@@ -464,4 +464,47 @@ fn a_captured_session_is_annotated_byte_for_byte() {
         bad.len() as u64,
         "every byte is in a range, the rest not interpreted"
     );
+}
+
+/// IX-15: the protocol's device tags are the buffer protocol's. The tables hold one device
+/// table, the space of the device role: the buffer handle's `device_tag` and the protocol's
+/// device fields (a HELLO's `supported_devices`, a request's `preferred_device`) are typed by
+/// it, on both axes, and no other space allocates a device's name (a second table that could
+/// drift from it).
+#[test]
+fn ix_15_the_protocol_and_the_buffer_protocol_share_one_device_table() {
+    use hurray_codegen::model::FieldType;
+    let loaded = hurray_codegen::load(&root().join("spec")).unwrap();
+    let spec = loaded.clean().expect("spec/ is clean");
+    let device = spec.roles.device;
+    let axis = |name: &str| spec.axes.iter().position(|a| a.name == name).unwrap();
+    let typed: BTreeSet<usize> = spec
+        .structures
+        .iter()
+        .filter(|s| s.fields.iter().any(|f| f.ty == FieldType::Tag(device)))
+        .map(|s| s.axis.0 as usize)
+        .collect();
+    for a in ["descriptor", "protocol"] {
+        assert!(
+            typed.contains(&axis(a)),
+            "no structure of the {a} axis holds a device tag of the device table"
+        );
+    }
+    let names: BTreeSet<&str> = spec
+        .space(device)
+        .tags
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    for s in spec.spaces.iter().filter(|s| s.name != spec.space(device).name) {
+        for t in &s.tags {
+            assert!(
+                !names.contains(t.name.as_str()),
+                "`{}` of space `{}` allocates the device `{}` a second time",
+                t.name,
+                s.name,
+                t.name
+            );
+        }
+    }
 }
