@@ -496,7 +496,11 @@ fn ix_15_the_protocol_and_the_buffer_protocol_share_one_device_table() {
         .iter()
         .map(|t| t.name.as_str())
         .collect();
-    for s in spec.spaces.iter().filter(|s| s.name != spec.space(device).name) {
+    for s in spec
+        .spaces
+        .iter()
+        .filter(|s| s.name != spec.space(device).name)
+    {
         for t in &s.tags {
             assert!(
                 !names.contains(t.name.as_str()),

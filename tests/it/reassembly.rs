@@ -97,6 +97,10 @@ fn a_column_major_parent_cut_in_four_comes_back_whole() {
     assert_eq!(r.finish().unwrap(), (0..16).collect::<Vec<u8>>());
 }
 
+/// What a refusal case gives: what it shows, its first shard, the shards placed after it with
+/// their data, and the rule (or `unsupported`).
+type Case = (&'static str, Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>, &'static str);
+
 /// Each shard the reassembly refuses, under its rule: every case is a first shard and the
 /// shards placed after it, with the data they carry.
 #[test]
@@ -104,7 +108,7 @@ fn every_shard_that_breaks_a_rule_is_refused_with_it() {
     use ElementType::{Float32, Uint4, Uint8};
     use Layout::RowMajor;
     let row = |r: u64| shard(Uint8, RowMajor, &[1, 3], &[r, 0], &[2, 3]);
-    let cases: Vec<(&str, Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "packed 4-bit elements",
             shard(Uint4, RowMajor, &[1, 4], &[0, 0], &[2, 4]),
