@@ -9,8 +9,12 @@
 //! use hurray_runtime::flags::RequestFlags;
 //! use hurray_runtime::structures::{LayoutEntry, TensorRequest};
 //! use hurray_runtime::tags::{Device, Layout};
+//! use hurray_runtime::wire::TagSpace;
 //!
-//! let (client, server) = (Config::hello(1 << 20), Config::hello(1 << 20));
+//! let client = Config::hello(1 << 20);
+//! // A server that places buffers on CPU.
+//! let mut server = Config::hello(1 << 20);
+//! server.supported_devices = vec![Device::Cpu.value() as u8];
 //! // The client prefers CSR, then row-major; the tensor is stored row-major.
 //! let preferred = vec![LayoutEntry::new(Layout::Csr.into()), LayoutEntry::new(Layout::RowMajor.into())];
 //! let request = TensorRequest::new("w".into(), preferred, Device::Cpu.into(), 64, RequestFlags::default());
