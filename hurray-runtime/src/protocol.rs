@@ -14,7 +14,7 @@
 //! here: the HELLO exchange (ORD-14, IX-8…IX-11, MSG-10), the transfer of one tensor
 //! (ORD-1…ORD-6, IX-37…IX-45), composites on a stream (ORD-7, ORD-8, IX-50…IX-56, through the
 //! same composite tracker a file's tensors pass), the RDMA handshake (ORD-10…ORD-12, IX-66…IX-74),
-//! pushes (ORD-13, IX-80…IX-82, MSG-13), the end of a stream at an `ERROR` (ORD-15, IX-87)
+//! pushes (ORD-13, IX-80…IX-83, MSG-13), the end of a stream at an `ERROR` (ORD-15, IX-87)
 //! and parallel transfers (ORD-9, IX-58…IX-64): the streams of one `PARALLEL_OK` request
 //! repeated are one offer (RES-70), each shard is checked against the others as its descriptor
 //! arrives, and their boxes' cover of the parent once the last one has. The lifecycle it keeps
@@ -1054,7 +1054,27 @@ impl Connection {
                 // Agreed out of band (IX-6): no sequence of this protocol covers it.
                 return Ok(Effect::None);
             }
-            MessageTypeVariantView::Error(_) => {
+            MessageTypeVariantView::Error(e) => {
+                // IX-83: the server's refusal of a push for its device comes before any RDMA
+                // message, so a push on the RDMA path is never refused with that code.
+                let code = e.error_code().raw();
+                if from == Role::Server
+                    && let Some(s) = self.streams.get(&id)
+                    && s.kind == Kind::Push
+                    && let State::Transfer(Transfer {
+                        path: Path::Rdma { .. },
+                        ..
+                    }) = s.state
+                    && Rule::Ix83.answer().is_some_and(|(_, c)| c == code)
+                {
+                    return Err(Error::new(
+                        Rule::Ix83,
+                        e.error_code_at(),
+                        format!(
+                            "error code {code:#04x} refuses a push whose RDMA handshake began: the device is refused before any RDMA message"
+                        ),
+                    ));
+                }
                 // IX-87: the stream ends, whoever sent it; on no open stream it changes nothing.
                 self.end_stream(id);
                 self.errored.insert(id);
