@@ -42,7 +42,7 @@ use std::fmt;
 use crate::error::Error;
 use crate::generated::rules::Rule;
 use crate::semantic::size::Integer;
-use crate::structures::DescriptorView;
+use crate::structures::{DescriptorView, ShardView};
 use crate::tags::{ElementType, Layout, Packing};
 use crate::wire::{TagClass, TagSpace};
 
@@ -134,15 +134,7 @@ impl Reassembly {
         if first.quantization().is_some() || first.extension_type().is_some() || element == 0 {
             return Err(unsupported);
         }
-        let Some(shard) = first.shard() else {
-            return Err(Error::new(
-                Rule::Ix60,
-                first.offset(),
-                "a shard carries a shard section",
-            )
-            .into());
-        };
-        let parent: Vec<u64> = shard.parent_shape().iter().map(Integer::to).collect();
+        let (_, parent) = section(first)?;
         let total = parent
             .iter()
             .try_fold(1u64, |n, &d| n.checked_mul(d))
@@ -178,15 +170,7 @@ impl Reassembly {
         data: &[u8],
     ) -> Result<(), ReassemblyError> {
         let h = shard.fixed_header();
-        let Some(section) = shard.shard() else {
-            return Err(Error::new(
-                Rule::Ix60,
-                shard.offset(),
-                "a shard carries a shard section",
-            )
-            .into());
-        };
-        let parent: Vec<u64> = section.parent_shape().iter().map(Integer::to).collect();
+        let (section, parent) = section(shard)?;
         if (parent.as_slice(), h.type_tag().raw(), h.layout_tag().raw())
             != (self.parent.as_slice(), self.type_tag, self.layout_tag)
         {
@@ -312,6 +296,15 @@ impl Reassembly {
         }
         Ok(out)
     }
+}
+
+/// A shard's section and its parent's shape; a descriptor without one is no shard (IX-60).
+fn section<'a>(d: &DescriptorView<'a>) -> Result<(ShardView<'a>, Vec<u64>), Error> {
+    let s = d
+        .shard()
+        .ok_or_else(|| Error::new(Rule::Ix60, d.offset(), "a shard carries a shard section"))?;
+    let parent = s.parent_shape().iter().map(Integer::to).collect();
+    Ok((s, parent))
 }
 
 /// Whether the box at `start` of `shape` overlaps `p`'s: in every dimension.
